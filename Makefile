@@ -1,0 +1,68 @@
+# The front door of the project. `make help` lists the targets.
+SHELL := /usr/bin/env bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+MAKEFLAGS += --no-print-directory
+
+GO        ?= go
+NODE      := node_modules/.bin/node
+ADDR      ?= :8080
+ENDPOINT  ?= http://localhost:8080/mcp
+GENERATED := gen collections client/tools.gen.go
+
+.PHONY: help
+help: ## List the targets
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
+
+.PHONY: run
+run: ## Run the server on $(ADDR) with embedded defaults (public mode)
+	ADDR=$(ADDR) $(GO) run ./server/cmd/trident-mcp
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+.PHONY: npm
+npm: node_modules/.installed ## Install the pinned Node tooling (newman, tsc, conformance, redocly, ajv)
+
+.PHONY: generate
+generate: ## Regenerate every file derived from contracts/
+	$(GO) run ./tools/cmd/gen-contracts -out gen
+	$(GO) generate ./...
+
+.PHONY: check-generated
+check-generated: ## Fail when generated files are stale (regenerates into a temporary tree)
+	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	tar --exclude=./node_modules --exclude=./.git -cf - . | tar -C "$$tmp" -xf -; \
+	$(MAKE) -C "$$tmp" generate >/dev/null; \
+	status=0; for p in $(GENERATED); do \
+	  [ -e "$$p" ] || [ -e "$$tmp/$$p" ] || continue; \
+	  diff -ru "$$p" "$$tmp/$$p" || status=1; \
+	done; \
+	if [ $$status -ne 0 ]; then echo "generated files are stale: run 'make generate' and commit" >&2; exit 1; fi; \
+	echo "generated files are up to date"
+
+.PHONY: vet
+vet: ## go vet every package
+	$(GO) vet ./...
+
+.PHONY: test
+test: npm check-generated vet ## Everything CI runs: generated-file check, vet, unit and integration tests, tool checks
+	$(GO) test -count=1 ./...
+	$(MAKE) check-ts check-schemas-ajv lint-openapi
+
+.PHONY: check-ts
+check-ts: npm ## Type-check the generated TypeScript declarations
+	$(NODE) node_modules/.bin/tsc --noEmit --strict gen/ts/mcp-tools.d.ts
+
+.PHONY: check-schemas-ajv
+check-schemas-ajv: npm ## Compile every JSON Schema with ajv (strict Draft 2020-12) as a second opinion
+	$(NODE) tools/js/check-schemas.mjs
+
+.PHONY: lint-openapi
+lint-openapi: npm ## Lint the OpenAPI contract with redocly
+	$(NODE) node_modules/.bin/redocly lint --config contracts/redocly.yaml contracts/openapi.yaml
+
+.PHONY: bench
+bench: ## Go benchmarks
+	$(GO) test -run '^$$' -bench . -benchmem ./...

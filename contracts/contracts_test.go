@@ -1,0 +1,371 @@
+package contracts_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/tridenttaxis/trident-mcp/contracts"
+	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
+	"github.com/tridenttaxis/trident-mcp/gen/mcptypes"
+)
+
+// compileTool compiles a tool's schema as Draft 2020-12 with format assertions on.
+func compile(t *testing.T, name string) *jsonschema.Schema {
+	t.Helper()
+	b, err := contracts.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	c.AssertFormat = true
+	if err := c.AddResource(name, bytes.NewReader(b)); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	s, err := c.Compile(name)
+	if err != nil {
+		t.Fatalf("%s does not compile as Draft 2020-12: %v", name, err)
+	}
+	return s
+}
+
+func decode(t *testing.T, raw []byte) any {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestEverySchemaCompiles(t *testing.T) {
+	m, err := contracts.LoadManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := fs.ReadDir(contracts.FS, "schemas")
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]bool{}
+	for _, tool := range m.Tools {
+		listed[tool.InputSchema], listed[tool.OutputSchema] = true, true
+	}
+	for _, e := range entries {
+		p := "schemas/" + e.Name()
+		compile(t, p)
+		if !listed[p] {
+			t.Errorf("%s is not named by tools.json", p)
+		}
+		var head struct {
+			Schema string `json:"$schema"`
+		}
+		b, _ := contracts.ReadFile(p)
+		if err := json.Unmarshal(b, &head); err != nil || head.Schema != "https://json-schema.org/draft/2020-12/schema" {
+			t.Errorf("%s: $schema must declare Draft 2020-12, got %q", p, head.Schema)
+		}
+	}
+}
+
+type rpcRequest struct {
+	Params struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"params"`
+}
+
+type rpcResponse struct {
+	ID     json.RawMessage `json:"id"`
+	Result *struct {
+		IsError           bool            `json:"isError"`
+		Content           []struct{ Type, Text string }
+		StructuredContent json.RawMessage `json:"structuredContent"`
+	} `json:"result"`
+	Error *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+func samples(t *testing.T) []contracts.Sample {
+	t.Helper()
+	s, err := contracts.LoadSamples()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s) < 6 {
+		t.Fatalf("only %d samples", len(s))
+	}
+	return s
+}
+
+func tools(t *testing.T) map[string]contracts.Tool {
+	t.Helper()
+	m, err := contracts.LoadManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]contracts.Tool{}
+	for _, tool := range m.Tools {
+		out[tool.Name] = tool
+	}
+	return out
+}
+
+func TestSampleArgumentsAgainstInputSchemas(t *testing.T) {
+	byName := tools(t)
+	for _, s := range samples(t) {
+		t.Run(s.Name, func(t *testing.T) {
+			var req rpcRequest
+			if err := json.Unmarshal(s.Request, &req); err != nil {
+				t.Fatal(err)
+			}
+			tool, ok := byName[req.Params.Name]
+			if !ok {
+				if s.ErrorCode != string(errcodes.MethodNotFound) {
+					t.Fatalf("unknown tool %q in a sample that is not METHOD_NOT_FOUND", req.Params.Name)
+				}
+				return
+			}
+			err := compile(t, tool.InputSchema).Validate(decode(t, req.Params.Arguments))
+			if s.ErrorCode == string(errcodes.InvalidArguments) {
+				// The documented reason names the field: "Invalid params: pickup: ...".
+				var resp rpcResponse
+				_ = json.Unmarshal(s.Response, &resp)
+				field := strings.SplitN(strings.TrimPrefix(resp.Error.Message, "Invalid params: "), ":", 2)[0]
+				var ve *jsonschema.ValidationError
+				if err == nil {
+					t.Fatal("arguments of an INVALID_ARGUMENTS sample pass the input schema")
+				}
+				if !asValidation(err, &ve) || !strings.Contains(flatten(ve), "/"+field) {
+					t.Fatalf("arguments fail, but not at %q: %v", field, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("arguments fail %s: %v", tool.InputSchema, err)
+			}
+		})
+	}
+}
+
+func asValidation(err error, ve **jsonschema.ValidationError) bool {
+	v, ok := err.(*jsonschema.ValidationError)
+	*ve = v
+	return ok
+}
+
+func flatten(ve *jsonschema.ValidationError) string {
+	var b strings.Builder
+	b.WriteString(ve.InstanceLocation + " ")
+	for _, c := range ve.Causes {
+		b.WriteString(flatten(c))
+	}
+	return b.String()
+}
+
+func TestSampleResultsAgainstOutputSchemas(t *testing.T) {
+	byName := tools(t)
+	successes := 0
+	for _, s := range samples(t) {
+		t.Run(s.Name, func(t *testing.T) {
+			var req rpcRequest
+			var resp rpcResponse
+			if err := json.Unmarshal(s.Request, &req); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(s.Response, &resp); err != nil {
+				t.Fatal(err)
+			}
+			if (resp.Result == nil) == (resp.Error == nil) {
+				t.Fatal("a response must have exactly one of result and error")
+			}
+			if resp.Result == nil || resp.Result.IsError {
+				if s.ErrorCode == "" {
+					t.Fatal("an error sample must name its errorCode")
+				}
+				return
+			}
+			successes++
+			if len(resp.Result.StructuredContent) == 0 {
+				t.Fatal("a success sample must carry structuredContent")
+			}
+			tool := byName[req.Params.Name]
+			if err := compile(t, tool.OutputSchema).Validate(decode(t, resp.Result.StructuredContent)); err != nil {
+				t.Fatalf("structuredContent fails %s: %v", tool.OutputSchema, err)
+			}
+		})
+	}
+	if successes != 3 {
+		t.Errorf("want one success sample per tool (3), got %d", successes)
+	}
+}
+
+// TestSampleErrorsAreCatalogued checks that every error a sample shows is a
+// catalogue row, and that the sample's shape matches the row's surface and code.
+func TestSampleErrorsAreCatalogued(t *testing.T) {
+	rows := map[errcodes.Code]errcodes.Entry{}
+	for _, e := range errcodes.Catalogue {
+		rows[e.Code] = e
+	}
+	for _, s := range samples(t) {
+		if s.ErrorCode == "" {
+			continue
+		}
+		t.Run(s.Name, func(t *testing.T) {
+			e, ok := rows[errcodes.Code(s.ErrorCode)]
+			if !ok {
+				t.Fatalf("errorCode %q is not in the catalogue", s.ErrorCode)
+			}
+			var resp rpcResponse
+			if err := json.Unmarshal(s.Response, &resp); err != nil {
+				t.Fatal(err)
+			}
+			switch e.Surface {
+			case errcodes.SurfaceTool:
+				if resp.Result == nil || !resp.Result.IsError || len(resp.Result.Content) == 0 {
+					t.Fatal("a tool error sample must be a result with isError: true and text content")
+				}
+				if !strings.Contains(resp.Result.Content[0].Text, e.Signal) {
+					t.Errorf("text %q lacks the catalogue signal %q", resp.Result.Content[0].Text, e.Signal)
+				}
+			case errcodes.SurfaceJSONRPC, errcodes.SurfaceHTTP:
+				if resp.Error == nil || resp.Error.Code != e.JSONRPCCode {
+					t.Fatalf("want a JSON-RPC error %d, got %+v", e.JSONRPCCode, resp.Error)
+				}
+				if s.HTTP.Status != e.HTTPStatus {
+					t.Errorf("HTTP status %d, catalogue says %d", s.HTTP.Status, e.HTTPStatus)
+				}
+			}
+		})
+	}
+}
+
+// TestCatalogueMatchesContract keeps the generated constants in step with errors.json.
+func TestCatalogueMatchesContract(t *testing.T) {
+	rows, err := contracts.LoadErrors()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != len(errcodes.Catalogue) {
+		t.Fatalf("errors.json has %d rows, gen/errcodes %d: run make generate", len(rows), len(errcodes.Catalogue))
+	}
+	seed := 0
+	for i, r := range rows {
+		if string(errcodes.Catalogue[i].Code) != r.Name {
+			t.Errorf("row %d: %s vs %s", i, r.Name, errcodes.Catalogue[i].Code)
+		}
+		if r.Source == "seed" {
+			seed++
+		}
+		if r.Surface == "tool" && (r.Signal == "" || (len(r.Messages) == 0 && r.Message == "")) {
+			t.Errorf("%s: a tool error needs a signal and its message(s)", r.Name)
+		}
+		if r.Surface == "tool" && r.Message != "" && !strings.Contains(r.Message, r.Signal) {
+			t.Errorf("%s: the message lacks the signal %q", r.Name, r.Signal)
+		}
+		for tool, msg := range r.Messages {
+			if !strings.Contains(msg, r.Signal) {
+				t.Errorf("%s: the %s message lacks the signal %q", r.Name, tool, r.Signal)
+			}
+		}
+	}
+	if seed != 7 {
+		t.Errorf("the seed's Error codes table has 7 rows; errors.json marks %d as seed", seed)
+	}
+}
+
+// TestGeneratedTypesRoundTripSamples decodes every sample's arguments and
+// structuredContent into the generated types and checks that encoding them
+// again loses nothing.
+func TestGeneratedTypesRoundTripSamples(t *testing.T) {
+	types := map[string][2]func() any{
+		mcptypes.ToolEstimateFare:   {func() any { return new(mcptypes.EstimateFareInput) }, func() any { return new(mcptypes.EstimateFareOutput) }},
+		mcptypes.ToolGetServiceInfo: {func() any { return new(mcptypes.GetServiceInfoInput) }, func() any { return new(mcptypes.GetServiceInfoOutput) }},
+		mcptypes.ToolStartBooking:   {func() any { return new(mcptypes.StartBookingInput) }, func() any { return new(mcptypes.StartBookingOutput) }},
+	}
+	if len(types) != len(mcptypes.ToolNames) {
+		t.Fatalf("the test knows %d tools, the contracts %d", len(types), len(mcptypes.ToolNames))
+	}
+	n := 0
+	for _, s := range samples(t) {
+		var req rpcRequest
+		var resp rpcResponse
+		_ = json.Unmarshal(s.Request, &req)
+		_ = json.Unmarshal(s.Response, &resp)
+		mk, ok := types[req.Params.Name]
+		if !ok || s.ErrorCode == string(errcodes.InvalidArguments) {
+			continue
+		}
+		roundTrip(t, s.Name+" arguments", req.Params.Arguments, mk[0]())
+		n++
+		if resp.Result != nil && len(resp.Result.StructuredContent) > 0 {
+			roundTrip(t, s.Name+" structuredContent", resp.Result.StructuredContent, mk[1]())
+			n++
+		}
+	}
+	if n < 8 {
+		t.Errorf("only %d payloads round-tripped", n)
+	}
+}
+
+func roundTrip(t *testing.T, what string, raw json.RawMessage, v any) {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		t.Errorf("%s: decode: %v", what, err)
+		return
+	}
+	again, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b any
+	_ = json.Unmarshal(raw, &a)
+	_ = json.Unmarshal(again, &b)
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("%s: lost in the round trip:\n sample %s\n again  %s", what, raw, again)
+	}
+}
+
+// TestGeneratedFilesCarryHeader: every file under gen/ says it is generated.
+func TestGeneratedFilesCarryHeader(t *testing.T) {
+	root := filepath.Join("..", "gen")
+	n := 0
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		switch filepath.Ext(p) {
+		case ".go", ".ts":
+		default:
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		n++
+		if !bytes.Contains(b[:min(len(b), 400)], []byte("DO NOT EDIT")) {
+			t.Errorf("%s lacks a DO NOT EDIT header", p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Fatal("no generated files found")
+	}
+}

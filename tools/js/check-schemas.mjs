@@ -1,0 +1,57 @@
+// Compiles every JSON Schema under contracts/ with ajv in strict Draft 2020-12
+// mode, as a second opinion beside the Go validator, and validates each
+// sample's arguments and structuredContent against its tool's schemas.
+import { readFileSync, readdirSync } from "node:fs";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
+
+const require = createRequire(import.meta.url);
+const Ajv2020 = require("ajv/dist/2020").default;
+const addFormats = require("ajv-formats").default;
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "contracts");
+const ajv = new Ajv2020({ strict: true, allErrors: true });
+addFormats(ajv);
+
+let failures = 0;
+const validators = {};
+for (const file of readdirSync(join(root, "schemas")).filter((f) => f.endsWith(".json"))) {
+  const schema = JSON.parse(readFileSync(join(root, "schemas", file), "utf8"));
+  try {
+    validators[file] = ajv.compile(schema);
+  } catch (err) {
+    console.error(`FAIL ${file}: ${err.message}`);
+    failures++;
+  }
+}
+
+const sampleFiles = [];
+const walk = (dir) => {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (e.isDirectory()) walk(join(dir, e.name));
+    else if (e.name.endsWith(".json") && e.name !== "index.json") sampleFiles.push(join(dir, e.name));
+  }
+};
+walk(join(root, "samples"));
+let checked = 0;
+for (const file of sampleFiles) {
+  const s = JSON.parse(readFileSync(file, "utf8"));
+  const name = s.request?.params?.name;
+  const input = validators[`${name}.input.json`];
+  const output = validators[`${name}.output.json`];
+  if (!input) continue; // unknown tool: the -32601 sample
+  const invalid = s.errorCode === "INVALID_ARGUMENTS";
+  if (input(s.request.params.arguments) === invalid) {
+    console.error(`FAIL ${file}: arguments ${invalid ? "should fail" : "should pass"} ${name}.input.json`, input.errors ?? "");
+    failures++;
+  }
+  const sc = s.response?.result?.structuredContent;
+  if (sc !== undefined && !output(sc)) {
+    console.error(`FAIL ${file}: structuredContent fails ${name}.output.json`, output.errors);
+    failures++;
+  }
+  checked++;
+}
+console.log(`ajv: ${Object.keys(validators).length} schemas compiled, ${checked} samples checked, ${failures} failed`);
+process.exit(failures ? 1 : 0);
