@@ -28,6 +28,7 @@ npm: node_modules/.installed ## Install the pinned Node tooling (newman, tsc, co
 .PHONY: generate
 generate: ## Regenerate every file derived from contracts/
 	$(GO) run ./tools/cmd/gen-contracts -out gen
+	$(GO) run ./tools/cmd/gen-collections -out collections
 	$(GO) generate ./...
 
 .PHONY: check-generated
@@ -49,7 +50,7 @@ vet: ## go vet every package
 .PHONY: test
 test: npm check-generated vet ## Everything CI runs: generated-file check, vet, unit and integration tests, tool checks
 	$(GO) test -count=1 ./...
-	$(MAKE) check-ts check-schemas-ajv lint-openapi
+	$(MAKE) check-ts check-schemas-ajv lint-openapi test-collections
 
 .PHONY: check-ts
 check-ts: npm ## Type-check the generated TypeScript declarations
@@ -62,6 +63,12 @@ check-schemas-ajv: npm ## Compile every JSON Schema with ajv (strict Draft 2020-
 .PHONY: lint-openapi
 lint-openapi: npm ## Lint the OpenAPI contract with redocly
 	$(NODE) node_modules/.bin/redocly lint --config contracts/redocly.yaml contracts/openapi.yaml
+
+.PHONY: test-collections
+test-collections: npm ## Run the Postman collection with newman and the Insomnia export's requests against a local server
+	scripts/with-server.sh -- bash -c '$(NODE) node_modules/.bin/newman run collections/trident.postman_collection.json \
+	  --env-var "mcpEndpoint=$$MCP_ENDPOINT" --folder Tools --folder Examples --reporters cli --color off \
+	  && $(NODE) tools/js/check-collections.mjs'
 
 .PHONY: bench
 bench: ## Go benchmarks

@@ -1,0 +1,242 @@
+// Command gen-collections writes the API-client collections from contracts/:
+// a Postman Collection v2.1.0, an Insomnia v4 export and the manifest listing
+// both, into collections/. Each tool gets one request (built from its success
+// sample) and every sample pair becomes an example request whose test script
+// asserts the documented response. Output is deterministic (ids derive from
+// names, dates are fixed) so `make check-generated` can compare it.
+//
+// Usage: go run ./tools/cmd/gen-collections -out collections
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tridenttaxis/trident-mcp/contracts"
+)
+
+// DefaultEndpoint is the seed's public endpoint, the collections' default mcpEndpoint.
+const DefaultEndpoint = "https://tridenttaxis.online/mcp"
+
+// Folder names; `make test` runs the first two with newman. The OAuth folder
+// needs a server in OAuth mode and a token.
+const (
+	FolderTools    = "Tools"
+	FolderExamples = "Examples"
+	FolderOAuth    = "OAuth mode"
+)
+
+func main() {
+	out := flag.String("out", "collections", "directory to write the collections into")
+	flag.Parse()
+	if err := run(*out); err != nil {
+		fmt.Fprintln(os.Stderr, "gen-collections:", err)
+		os.Exit(1)
+	}
+}
+
+// call is one request the collections carry.
+type call struct {
+	Name        string
+	Folder      string
+	Description string
+	Body        json.RawMessage   // the JSON-RPC request, pretty-printed
+	Headers     map[string]string // request header overrides (e.g. a narrower Accept)
+	Expect      expectation
+}
+
+// expectation is what the request's test script checks.
+type expectation struct {
+	Status     int             `json:"status"`
+	Result     json.RawMessage `json:"result,omitempty"`     // exact result, for examples
+	ResultOnly bool            `json:"resultOnly,omitempty"` // a result must be present (tool requests)
+	ErrorCode  int             `json:"errorCode,omitempty"`  // JSON-RPC code expected
+	ErrorText  string          `json:"errorText,omitempty"`  // isError text expected
+	Streamed   bool            `json:"streamed,omitempty"`   // the request asks for SSE progress
+}
+
+func run(out string) error {
+	m, err := contracts.LoadManifest()
+	if err != nil {
+		return err
+	}
+	samples, err := contracts.LoadSamples()
+	if err != nil {
+		return err
+	}
+	byName := map[string]contracts.Sample{}
+	for _, s := range samples {
+		byName[s.Name] = s
+	}
+	var calls []call
+	for _, t := range m.Tools {
+		s, ok := byName[t.Name+".success"]
+		if !ok {
+			return fmt.Errorf("no success sample for tool %s", t.Name)
+		}
+		calls = append(calls, call{
+			Name: t.Name, Folder: FolderTools, Description: t.Description,
+			Body:   pretty(s.Request),
+			Expect: expectation{Status: 200, ResultOnly: true},
+		})
+	}
+	for _, s := range samples {
+		c, err := exampleCall(s)
+		if err != nil {
+			return fmt.Errorf("sample %s: %w", s.Name, err)
+		}
+		calls = append(calls, c)
+	}
+	// One streamed call shows the SSE path: the start_booking sample with a progress token.
+	if s, ok := byName["start_booking.success"]; ok {
+		c, err := exampleCall(s)
+		if err != nil {
+			return err
+		}
+		var req map[string]any
+		if err := json.Unmarshal(s.Request, &req); err != nil {
+			return err
+		}
+		req["params"].(map[string]any)["_meta"] = map[string]any{"progressToken": "start-booking-1"}
+		c.Name = "start_booking.success (streamed)"
+		c.Description = "The start_booking sample with _meta.progressToken: the reply is text/event-stream with notifications/progress frames, then the final response frame with the request's id."
+		c.Body = mustPretty(req)
+		c.Expect.Streamed = true
+		calls = append(calls, c)
+	}
+
+	postman, err := postmanCollection(m, calls)
+	if err != nil {
+		return err
+	}
+	insomnia, err := insomniaExport(m, calls)
+	if err != nil {
+		return err
+	}
+	index := mustPretty(map[string]any{
+		"description": "One-click API client collections for the " + m.Server.Name + " MCP endpoint. Variables: mcpEndpoint (default " + DefaultEndpoint + ") and accessToken (blank; OAuth mode only).",
+		"collections": []map[string]any{
+			{"name": "Postman collection", "format": "Postman Collection v2.1.0", "file": "trident.postman_collection.json", "import": "Postman → File → Import → drop this file. Edit the accessToken variable and enable the Authorization header for OAuth mode."},
+			{"name": "Insomnia workspace", "format": "Insomnia v4 export", "file": "trident.insomnia.json", "import": "Insomnia → Preferences → Data → Import → From File. Edit the Base environment (accessToken) for OAuth mode."},
+		},
+		"variables": []map[string]string{
+			{"name": "mcpEndpoint", "default": DefaultEndpoint},
+			{"name": "accessToken", "default": ""},
+		},
+	})
+	files := map[string][]byte{
+		"trident.postman_collection.json": postman,
+		"trident.insomnia.json":           insomnia,
+		"index.json":                      index,
+		"embed.gen.go": []byte(`// Code generated by gen-collections from contracts/. DO NOT EDIT.
+
+// Package collections embeds the generated API-client collections so the
+// server can serve them under /mcp-schemas/collections/.
+package collections
+
+import "embed"
+
+// FS holds index.json, trident.postman_collection.json and trident.insomnia.json.
+//
+//go:embed index.json trident.postman_collection.json trident.insomnia.json
+var FS embed.FS
+`),
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(out, name), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// exampleCall turns a sample pair into a request whose script checks the
+// sample's response.
+func exampleCall(s contracts.Sample) (call, error) {
+	var resp struct {
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code int `json:"code"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(s.Response, &resp); err != nil {
+		return call{}, err
+	}
+	c := call{
+		Name: s.Name, Folder: FolderExamples, Description: s.Description,
+		Body: pretty(s.Request), Headers: s.HTTP.RequestHeaders,
+		Expect: expectation{Status: s.HTTP.Status},
+	}
+	if s.Mode == "oauth" {
+		c.Folder = FolderOAuth
+	}
+	switch {
+	case resp.Error != nil:
+		c.Expect.ErrorCode = resp.Error.Code
+	case len(resp.Result) > 0:
+		var r struct {
+			IsError bool `json:"isError"`
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		}
+		if err := json.Unmarshal(resp.Result, &r); err != nil {
+			return call{}, err
+		}
+		if r.IsError && len(r.Content) > 0 {
+			c.Expect.ErrorText = r.Content[0].Text
+		}
+		c.Expect.Result = compact(resp.Result)
+	default:
+		return call{}, fmt.Errorf("response has neither result nor error")
+	}
+	if c.Expect.Status == 0 {
+		c.Expect.Status = 200
+	}
+	return c, nil
+}
+
+// id derives a stable identifier from parts, so regenerating gives the same file.
+func id(prefix string, parts ...string) string {
+	h := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
+	return prefix + hex.EncodeToString(h[:12])
+}
+
+func pretty(raw json.RawMessage) json.RawMessage {
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, raw, "", "  "); err != nil {
+		panic(err)
+	}
+	return buf.Bytes()
+}
+
+func compact(raw json.RawMessage) json.RawMessage {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		panic(err)
+	}
+	return buf.Bytes()
+}
+
+func mustPretty(v any) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		panic(err)
+	}
+	return buf.Bytes()
+}
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+
+	"github.com/tridenttaxis/trident-mcp/contracts"
+)
+
+// PostmanSchema is the Postman Collection v2.1.0 schema URL every v2.1 file names.
+const PostmanSchema = "https://schema.getpostman.com/json/collection/v2.1.0/collection.json"
+
+type pmHeader struct {
+	Key         string `json:"key"`
+	Value       string `json:"value"`
+	Type        string `json:"type"`
+	Disabled    bool   `json:"disabled,omitempty"`
+	Description string `json:"description,omitempty"`
+}
+
+// headers returns the exact MCP Streamable HTTP headers, with overrides, and
+// the Authorization header present but disabled (public mode by default).
+func headers(over map[string]string, authEnabled bool) [][2]string {
+	h := [][2]string{
+		{"Content-Type", "application/json"},
+		{"Accept", "application/json, text/event-stream"},
+		{"MCP-Protocol-Version", "2025-06-18"},
+	}
+	for i := range h {
+		if v, ok := over[h[i][0]]; ok {
+			h[i][1] = v
+		}
+	}
+	return h
+}
+
+func postmanCollection(m *contracts.Manifest, calls []call) ([]byte, error) {
+	folders := map[string][]any{}
+	var order []string
+	for _, c := range calls {
+		if _, ok := folders[c.Folder]; !ok {
+			order = append(order, c.Folder)
+		}
+		var hs []pmHeader
+		for _, h := range headers(c.Headers, false) {
+			hs = append(hs, pmHeader{Key: h[0], Value: h[1], Type: "text"})
+		}
+		hs = append(hs, pmHeader{
+			Key: "Authorization", Value: "Bearer {{accessToken}}", Type: "text",
+			Disabled:    c.Folder != FolderOAuth,
+			Description: "OAuth mode only (MCP_REQUIRE_OAUTH=true): paste a token into the accessToken variable and enable this header.",
+		})
+		folders[c.Folder] = append(folders[c.Folder], map[string]any{
+			"name": c.Name,
+			"event": []any{map[string]any{
+				"listen": "test",
+				"script": map[string]any{"id": id("", "postman-test", c.Name), "type": "text/javascript", "exec": testScript(c.Expect)},
+			}},
+			"request": map[string]any{
+				"method":      "POST",
+				"header":      hs,
+				"body":        map[string]any{"mode": "raw", "raw": string(c.Body), "options": map[string]any{"raw": map[string]any{"language": "json"}}},
+				"url":         map[string]any{"raw": "{{mcpEndpoint}}", "host": []string{"{{mcpEndpoint}}"}},
+				"description": c.Description,
+			},
+			"response": []any{},
+		})
+	}
+	descriptions := map[string]string{
+		FolderTools:    "One request per MCP tool, with the exact headers and the JSON-RPC tools/call body. The test script asserts that a JSON-RPC result is present (JSON replies) or that the SSE stream ends with a framed response whose id matches.",
+		FolderExamples: "Every sample pair from the contracts: the request and a test script asserting the documented response.",
+		FolderOAuth:    "Samples that apply only when the operator has set MCP_REQUIRE_OAUTH=true. The Authorization header here is enabled; leave accessToken blank to see the documented 401.",
+	}
+	var items []any
+	for _, f := range order {
+		items = append(items, map[string]any{"name": f, "description": descriptions[f], "item": folders[f]})
+	}
+	coll := map[string]any{
+		"info": map[string]any{
+			"_postman_id": uuidFrom("postman", m.Server.Name, m.Server.Version),
+			"name":        "Trident Taxis MCP",
+			"description": "MCP Streamable HTTP (protocol " + m.Server.ProtocolVersion + ") requests for " + m.Server.Name + " " + m.Server.Version + ", generated from contracts/. Public mode needs no credentials; for OAuth mode paste an access token into accessToken and enable the Authorization header.",
+			"schema":      PostmanSchema,
+		},
+		"item": items,
+		"variable": []map[string]string{
+			{"key": "mcpEndpoint", "value": DefaultEndpoint, "type": "string"},
+			{"key": "accessToken", "value": "", "type": "string"},
+		},
+	}
+	return mustPretty(coll), nil
+}
+
+// uuidFrom makes a deterministic version-5-style UUID from parts.
+func uuidFrom(parts ...string) string {
+	h := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
+	h[6] = h[6]&0x0f | 0x50
+	h[8] = h[8]&0x3f | 0x80
+	x := hex.EncodeToString(h[:16])
+	return x[0:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:32]
+}

@@ -1,0 +1,123 @@
+// Checks the generated collections with the tools their users import them
+// into, and runs the Insomnia requests against a live server:
+//   - Postman: the file is parsed by Postman's own SDK (postman-collection,
+//     which newman runs on) and checked against the v2.1 structure it must have;
+//     newman itself runs the collection separately (see the Makefile).
+//   - Insomnia: the export is parsed by Insomnia's importer package
+//     (insomnia-importers, the 'insomnia-4' importer the app uses), each
+//     request is rendered with the Base environment and sent to MCP_ENDPOINT,
+//     and its reply is compared with the sample it was generated from.
+// Usage: MCP_ENDPOINT=http://127.0.0.1:PORT/mcp node check-collections.mjs
+import { readFileSync } from "node:fs";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
+
+const require = createRequire(import.meta.url);
+const { Collection } = require("postman-collection");
+const importers = require("insomnia-importers");
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const read = (p) => readFileSync(join(root, p), "utf8");
+let failures = 0;
+const fail = (msg) => { console.error("FAIL " + msg); failures++; };
+const check = (cond, msg) => { if (!cond) fail(msg); };
+
+// ---- Postman ---------------------------------------------------------------
+const pmRaw = JSON.parse(read("collections/trident.postman_collection.json"));
+check(pmRaw.info?.schema === "https://schema.getpostman.com/json/collection/v2.1.0/collection.json", "postman: info.schema must name v2.1.0");
+check(Collection.isCollection(new Collection(pmRaw)), "postman: the SDK does not load it as a collection");
+const pm = new Collection(pmRaw);
+const pmItems = [];
+pm.forEachItem((item) => pmItems.push(item));
+check(pmItems.length >= 3, `postman: only ${pmItems.length} requests`);
+for (const item of pmItems) {
+  const req = item.request;
+  const where = `postman '${item.name}'`;
+  check(req.method === "POST", `${where}: method ${req.method}`);
+  check(req.url.toString() === "{{mcpEndpoint}}", `${where}: url ${req.url.toString()}`);
+  const h = Object.fromEntries(req.headers.all().map((x) => [x.key, x]));
+  check(h["Content-Type"]?.value === "application/json", `${where}: Content-Type`);
+  check(h["MCP-Protocol-Version"]?.value === "2025-06-18", `${where}: MCP-Protocol-Version`);
+  check(h["Authorization"]?.value === "Bearer {{accessToken}}", `${where}: Authorization header missing`);
+  try { JSON.parse(req.body.raw); } catch (e) { fail(`${where}: body is not JSON`); }
+  const tests = item.events.listeners("test");
+  check(tests.length === 1 && tests[0].script.exec.length > 10, `${where}: no test script`);
+}
+const vars = Object.fromEntries(pm.variables.all().map((v) => [v.key, v.value]));
+check(vars.mcpEndpoint === "https://tridenttaxis.online/mcp", "postman: mcpEndpoint default");
+check(vars.accessToken === "", "postman: accessToken must be blank");
+
+// ---- Insomnia --------------------------------------------------------------
+const insRaw = read("collections/trident.insomnia.json");
+const converted = await importers.convert(insRaw);
+check(converted.type.id === "insomnia-4", `insomnia: detected as ${converted.type.id}, want insomnia-4`);
+const resources = converted.data.resources;
+const byId = new Map(resources.map((r) => [r._id, r]));
+const workspace = resources.filter((r) => r._type === "workspace");
+check(workspace.length === 1, "insomnia: want one workspace");
+const env = resources.find((r) => r._type === "environment" && r.parentId === workspace[0]?._id);
+check(env && env.data.mcpEndpoint === "https://tridenttaxis.online/mcp" && env.data.accessToken === "", "insomnia: base environment");
+for (const r of resources) {
+  if (r._type !== "workspace") check(byId.has(r.parentId), `insomnia: ${r._id} has a dangling parentId`);
+}
+const requests = resources.filter((r) => r._type === "request");
+check(requests.length === pmItems.length, `insomnia has ${requests.length} requests, postman ${pmItems.length}`);
+// The Postman file goes through Insomnia's own Postman importer too.
+const viaPostman = await importers.convert(JSON.stringify(pmRaw));
+check(viaPostman.type.id === "postman", `insomnia reads the postman file as ${viaPostman.type.id}`);
+
+// ---- Run the Insomnia requests ---------------------------------------------
+const endpoint = process.env.MCP_ENDPOINT;
+if (!endpoint) {
+  fail("MCP_ENDPOINT is not set: the Insomnia requests were not run");
+} else {
+  const render = (s) => s.replace(/\{\{\s*_\.(\w+)\s*\}\}/g, (_, k) => (k === "mcpEndpoint" ? endpoint : env.data[k]));
+  const samples = {};
+  const walk = (dir) => {
+    for (const e of require("node:fs").readdirSync(join(root, dir), { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith(".json") && e.name !== "index.json") samples[p.replace(/^contracts\/samples\//, "").replace(/\.json$/, "")] = JSON.parse(read(p));
+    }
+  };
+  walk("contracts/samples");
+  let ran = 0;
+  for (const r of requests) {
+    const folder = byId.get(r.parentId).name;
+    if (folder === "OAuth mode") continue; // needs a server in OAuth mode
+    const headers = {};
+    for (const h of r.headers) if (!h.disabled) headers[h.name] = render(h.value);
+    const res = await fetch(render(r.url), { method: r.method, headers, body: render(r.body.text) });
+    const text = await res.text();
+    const ct = res.headers.get("content-type") || "";
+    let frame;
+    if (ct.includes("text/event-stream")) {
+      const data = text.split(/\r\n\r\n|\n\n|\r\r/).map((ev) => ev.split(/\r\n|\r|\n/).filter((l) => l.startsWith("data:")).map((l) => l.slice(5).replace(/^ /, "")).join("\n")).filter(Boolean);
+      frame = JSON.parse(data[data.length - 1]);
+    } else {
+      try { frame = JSON.parse(text); } catch { frame = null; }
+    }
+    const sample = samples[r.name.replace(/ \(streamed\)$/, "")];
+    const where = `insomnia '${folder}/${r.name}'`;
+    if (sample && r.name !== sample.request.params.name) {
+      check(res.status === (sample.http?.status ?? 200), `${where}: HTTP ${res.status}, want ${sample.http?.status}`);
+      const want = sample.response.result ?? sample.response.error;
+      const got = frame?.result ?? (frame?.error && { code: frame.error.code, message: frame.error.message });
+      check(JSON.stringify(sortKeys(got)) === JSON.stringify(sortKeys(want)), `${where}: reply differs from the sample\n  got  ${JSON.stringify(got)}\n  want ${JSON.stringify(want)}`);
+    } else {
+      check(res.status === 200 && frame?.result && !frame.result.isError, `${where}: want a result, got HTTP ${res.status} ${text.slice(0, 200)}`);
+    }
+    ran++;
+  }
+  console.log(`insomnia: ran ${ran} requests against ${endpoint}`);
+}
+
+function sortKeys(v) {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v && typeof v === "object") return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys(v[k])]));
+  return v;
+}
+
+console.log(`collections: ${pmItems.length} postman requests, ${requests.length} insomnia requests checked, ${failures} failed`);
+process.exit(failures ? 1 : 0);
