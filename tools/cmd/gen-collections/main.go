@@ -122,9 +122,9 @@ func run(out string) error {
 	}
 	index := mustPretty(map[string]any{
 		"description": "One-click API client collections for the " + m.Server.Name + " MCP endpoint. Variables: mcpEndpoint (default " + DefaultEndpoint + ") and accessToken (blank; OAuth mode only).",
-		"collections": []map[string]any{
-			{"name": "Postman collection", "format": "Postman Collection v2.1.0", "file": "trident.postman_collection.json", "import": "Postman → File → Import → drop this file. Edit the accessToken variable and enable the Authorization header for OAuth mode."},
-			{"name": "Insomnia workspace", "format": "Insomnia v4 export", "file": "trident.insomnia.json", "import": "Insomnia → Preferences → Data → Import → From File. Edit the Base environment (accessToken) for OAuth mode."},
+		"collections": map[string]any{
+			"postman":  map[string]string{"$ref": "trident.postman_collection.json", "name": "Postman collection", "format": "Postman Collection v2.1.0", "import": "Postman → File → Import → drop this file. Edit the accessToken variable and enable the Authorization header for OAuth mode."},
+			"insomnia": map[string]string{"$ref": "trident.insomnia.json", "name": "Insomnia workspace", "format": "Insomnia v4 export", "import": "Insomnia → Preferences → Data → Import → From File. Edit the Base environment (accessToken) for OAuth mode."},
 		},
 		"variables": []map[string]string{
 			{"name": "mcpEndpoint", "default": DefaultEndpoint},

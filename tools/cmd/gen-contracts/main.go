@@ -81,7 +81,7 @@ func run(out string) error {
 		return err
 	}
 	files := map[string][]byte{
-		"mcptypes/types.gen.go":   goTypes,
+		"mcptypes/types.gen.go":    goTypes,
 		"errcodes/errcodes.gen.go": genErrcodes(errs),
 		"ts/mcp-tools.d.ts":        genDTS(m, tools, errs),
 	}
