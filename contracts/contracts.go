@@ -142,3 +142,15 @@ func readJSON(name string, v any) error {
 	}
 	return nil
 }
+
+// TariffFile is the path in [FS] of the fare tariff the server prices with.
+const TariffFile = "tariff/argyll-2024-04.json"
+
+// Tariff returns the default tariff file's bytes.
+func Tariff() []byte {
+	b, err := FS.ReadFile(TariffFile)
+	if err != nil {
+		panic("contracts: " + err.Error()) // embedded at build time; absence is a build defect
+	}
+	return b
+}

@@ -26,6 +26,17 @@ for (const file of readdirSync(join(root, "schemas")).filter((f) => f.endsWith("
   }
 }
 
+// The tariff file against its own schema.
+{
+  const schema = JSON.parse(readFileSync(join(root, "tariff", "tariff.schema.json"), "utf8"));
+  const tariff = JSON.parse(readFileSync(join(root, "tariff", "argyll-2024-04.json"), "utf8"));
+  const v = ajv.compile(schema);
+  if (!v(tariff)) {
+    console.error("FAIL tariff/argyll-2024-04.json fails tariff.schema.json", v.errors);
+    failures++;
+  }
+}
+
 const sampleFiles = [];
 const walk = (dir) => {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
