@@ -239,12 +239,22 @@ func TestSampleErrorsAreCatalogued(t *testing.T) {
 				if !strings.Contains(resp.Result.Content[0].Text, e.Signal) {
 					t.Errorf("text %q lacks the catalogue signal %q", resp.Result.Content[0].Text, e.Signal)
 				}
+				if got, _ := errcodes.ByToolText(resp.Result.Content[0].Text); got.Code != e.Code {
+					t.Errorf("ByToolText names %q, want %q", got.Code, e.Code)
+				}
 			case errcodes.SurfaceJSONRPC, errcodes.SurfaceHTTP:
 				if resp.Error == nil || resp.Error.Code != e.JSONRPCCode {
 					t.Fatalf("want a JSON-RPC error %d, got %+v", e.JSONRPCCode, resp.Error)
 				}
 				if s.HTTP.Status != e.HTTPStatus {
 					t.Errorf("HTTP status %d, catalogue says %d", s.HTTP.Status, e.HTTPStatus)
+				}
+				lookup, _ := errcodes.ByJSONRPC(resp.Error.Code)
+				if e.Surface == errcodes.SurfaceHTTP {
+					lookup, _ = errcodes.ByHTTPStatus(s.HTTP.Status)
+				}
+				if lookup.Code != e.Code {
+					t.Errorf("the catalogue lookup names %q, want %q", lookup.Code, e.Code)
 				}
 			}
 		})

@@ -5,6 +5,8 @@
 // and the conformance suite name failures the same way.
 package errcodes
 
+import "strings"
+
 // Code is the catalogue name of a failure, e.g. "GEOCODE_FAILED".
 type Code string
 
@@ -258,4 +260,65 @@ var Catalogue = []Entry{
 		Signal:      "",
 		Message:     "Too Many Requests: retry after {seconds} s",
 	},
+}
+
+// Lookup returns the catalogue row of code.
+func Lookup(code Code) (Entry, bool) {
+	for _, e := range Catalogue {
+		if e.Code == code {
+			return e, true
+		}
+	}
+	return Entry{}, false
+}
+
+// MustLookup is Lookup for codes known at compile time; it panics on a code
+// that is not in the catalogue, which is a programming error.
+func MustLookup(code Code) Entry {
+	e, ok := Lookup(code)
+	if !ok {
+		panic("errcodes: no catalogue row " + string(code))
+	}
+	return e
+}
+
+// ByJSONRPC returns the first row, in catalogue order, whose JSON-RPC code is
+// code, preferring rows that surface as JSON-RPC errors over HTTP ones.
+func ByJSONRPC(code int) (Entry, bool) {
+	var fallback *Entry
+	for i, e := range Catalogue {
+		if e.JSONRPCCode != code {
+			continue
+		}
+		if e.Surface == SurfaceJSONRPC {
+			return e, true
+		}
+		if fallback == nil {
+			fallback = &Catalogue[i]
+		}
+	}
+	if fallback != nil {
+		return *fallback, true
+	}
+	return Entry{}, false
+}
+
+// ByHTTPStatus returns the row whose failure is HTTP status (401, 406, 429, ...).
+func ByHTTPStatus(status int) (Entry, bool) {
+	for _, e := range Catalogue {
+		if e.Surface == SurfaceHTTP && e.HTTPStatus == status {
+			return e, true
+		}
+	}
+	return Entry{}, false
+}
+
+// ByToolText returns the tool-error row whose signal the isError text contains.
+func ByToolText(text string) (Entry, bool) {
+	for _, e := range Catalogue {
+		if e.Surface == SurfaceTool && e.Signal != "" && strings.Contains(text, e.Signal) {
+			return e, true
+		}
+	}
+	return Entry{}, false
 }

@@ -1,0 +1,127 @@
+package auth
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// MetadataPath is the RFC 9728 well-known path at the host root, the URL the
+// 401 challenge points at.
+const MetadataPath = "/.well-known/oauth-protected-resource"
+
+// MetadataPaths returns the well-known paths to mount the metadata handler
+// at: the root form, and the path-suffixed form for each endpoint (RFC 9728
+// section 3.1, e.g. /.well-known/oauth-protected-resource/mcp), which MCP
+// clients try first.
+func MetadataPaths(endpointPaths ...string) []string {
+	paths := []string{MetadataPath}
+	for _, p := range endpointPaths {
+		p = "/" + strings.Trim(p, "/")
+		if p != "/" {
+			paths = append(paths, MetadataPath+p)
+		}
+	}
+	return paths
+}
+
+// MetadataConfig describes the protected resource for
+// [ProtectedResourceMetadataHandler]. [Config.MetadataConfig] builds the
+// OAuth-mode one from the verifier's own settings.
+type MetadataConfig struct {
+	// RequireOAuth is MCP_REQUIRE_OAUTH. False: the document says no
+	// authorization is required.
+	RequireOAuth bool
+	// ResourceURL is the resource identifier (MCP_RESOURCE_URL). Required.
+	ResourceURL string
+	// Issuer is the one authorization server (OAUTH_ISSUER). Required when
+	// RequireOAuth; ignored otherwise.
+	Issuer string
+	// ResourceDocumentation is <PUBLIC_BASE_URL>/mcp-docs. Zero: omitted.
+	ResourceDocumentation string
+}
+
+// metadataDoc is the document; the field order follows the published sample.
+type metadataDoc struct {
+	Resource               string   `json:"resource"`
+	AuthorizationServers   []string `json:"authorization_servers"`
+	BearerMethodsSupported []string `json:"bearer_methods_supported"`
+	ResourceDocumentation  string   `json:"resource_documentation,omitempty"`
+	// AuthorizationRequired is an extra member (RFC 9728 section 2 lets
+	// resources add their own), present only in public mode.
+	AuthorizationRequired *bool `json:"authorization_required,omitempty"`
+}
+
+// ProtectedResourceMetadataHandler serves the RFC 9728 document for
+// GET /.well-known/oauth-protected-resource (mount it at every path of
+// [MetadataPaths]).
+//
+// OAuth mode, exactly the published sample:
+//
+//	{"resource":"<ResourceURL>","authorization_servers":["<Issuer>"],
+//	 "bearer_methods_supported":["header"],"resource_documentation":"<...>/mcp-docs"}
+//
+// Public mode says plainly that nothing is needed, so one probe settles the
+// mode: no authorization servers, no bearer methods (RFC 9728 defines [] as
+// "no bearer methods supported"), and authorization_required false:
+//
+//	{"resource":"<ResourceURL>","authorization_servers":[],
+//	 "bearer_methods_supported":[],"resource_documentation":"<...>/mcp-docs",
+//	 "authorization_required":false}
+//
+// Any origin may GET it (it is public by design); OPTIONS answers the CORS
+// preflight; other methods get 405. It panics on a configuration that would
+// serve a wrong document (no ResourceURL, or OAuth mode without Issuer), as
+// that is a programming error caught at startup.
+func ProtectedResourceMetadataHandler(cfg MetadataConfig) http.Handler {
+	if cfg.ResourceURL == "" {
+		panic("auth: MetadataConfig.ResourceURL is required")
+	}
+	doc := metadataDoc{
+		Resource:              cfg.ResourceURL,
+		ResourceDocumentation: cfg.ResourceDocumentation,
+	}
+	if cfg.RequireOAuth {
+		if cfg.Issuer == "" {
+			panic("auth: MetadataConfig.Issuer is required when RequireOAuth is set")
+		}
+		doc.AuthorizationServers = []string{cfg.Issuer}
+		doc.BearerMethodsSupported = []string{"header"}
+	} else {
+		no := false
+		doc.AuthorizationServers = []string{}
+		doc.BearerMethodsSupported = []string{}
+		doc.AuthorizationRequired = &no
+	}
+	body, err := json.Marshal(doc)
+	if err != nil {
+		panic(fmt.Sprintf("auth: encoding metadata: %v", err))
+	}
+
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Access-Control-Allow-Origin", "*")
+		h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
+		h.Set("Access-Control-Allow-Headers", "Content-Type, MCP-Protocol-Version")
+		switch r.Method {
+		case http.MethodGet, http.MethodHead:
+		case http.MethodOptions:
+			h.Set("Access-Control-Max-Age", "86400")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		default:
+			h.Set("Allow", "GET, HEAD, OPTIONS")
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		h.Set("Content-Type", "application/json")
+		// Short: the mode follows the operator's configuration, which can
+		// change on restart.
+		h.Set("Cache-Control", "public, max-age=300")
+		if r.Method == http.MethodHead {
+			return
+		}
+		w.Write(body)
+	})
+}

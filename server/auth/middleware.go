@@ -1,0 +1,211 @@
+package auth
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+
+	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
+
+	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
+)
+
+// The 401 contract comes from the error catalogue's UNAUTHORIZED row
+// (contracts/errors.json), which follows the published docs' "Error payload on
+// auth failure"; contracts/README.md says why that wording was chosen over the
+// shorter one under "Error codes".
+var (
+	// UnauthorizedCode is the JSON-RPC error code of every auth failure.
+	UnauthorizedCode = errcodes.MustLookup(errcodes.Unauthorized).JSONRPCCode
+	// UnauthorizedMessage is the JSON-RPC error message of every auth failure.
+	UnauthorizedMessage = errcodes.MustLookup(errcodes.Unauthorized).Message
+)
+
+// ChallengeDescription is the error_description of the challenge.
+const ChallengeDescription = "Missing or invalid access token"
+
+// unauthorizedBody is the exact 401 body:
+// {"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"..."}}
+var unauthorizedBody = func() []byte {
+	b, err := json.Marshal(struct {
+		JSONRPC string `json:"jsonrpc"`
+		ID      *int   `json:"id"`
+		Error   struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}{JSONRPC: "2.0", Error: struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	}{UnauthorizedCode, UnauthorizedMessage}})
+	if err != nil {
+		panic(err)
+	}
+	return b
+}()
+
+// UnauthorizedBody returns a copy of the exact 401 response body.
+func UnauthorizedBody() []byte { return append([]byte(nil), unauthorizedBody...) }
+
+// Challenge is the WWW-Authenticate value of every 401:
+//
+//	Bearer realm="mcp", error="invalid_token", error_description="Missing or invalid access token", resource_metadata="<url>"
+//
+// The same value is sent when no credentials came at all. RFC 6750 section 3.1
+// says such a response SHOULD NOT carry an error code; the published docs
+// promise one shape for every failure, including "missing header", and
+// clients key on resource_metadata, which is always present. One shape also
+// means a probe cannot tell "no token" from "bad token" by the header.
+func Challenge(resourceMetadataURL string) string {
+	return `Bearer realm="mcp", error="invalid_token", error_description="` + ChallengeDescription +
+		`", resource_metadata="` + resourceMetadataURL + `"`
+}
+
+// WriteUnauthorized writes the one 401 answer. Other transports that refuse
+// a caller should use it so every refusal looks the same.
+func WriteUnauthorized(w http.ResponseWriter, resourceMetadataURL string) {
+	writeUnauthorized(w, Challenge(resourceMetadataURL))
+}
+
+func writeUnauthorized(w http.ResponseWriter, challenge string) {
+	h := w.Header()
+	h.Set("WWW-Authenticate", challenge)
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusUnauthorized)
+	w.Write(unauthorizedBody)
+}
+
+// Middleware refuses every request without a valid bearer token with the
+// 401 of [WriteUnauthorized], logging the reason, and passes the rest to next
+// with the [Caller] in the context ([CallerFrom]) and the go-sdk's TokenInfo
+// installed ([CallerFromTokenInfo] on mcp.RequestExtra.TokenInfo).
+//
+// Every method is guarded, OPTIONS included: CORS preflight handling, if the
+// server offers it, belongs outside this middleware.
+func (v *Verifier) Middleware(next http.Handler) http.Handler {
+	// The SDK middleware runs behind ours only to put the TokenInfo under
+	// the SDK's private context key. Its verifier hands back what we already
+	// verified, so it cannot refuse: the token is in the context and has a
+	// zero Expiration (see verify), which AllowMissingExpiration accepts.
+	bridge := sdkauth.RequireBearerToken(func(ctx context.Context, _ string, _ *http.Request) (*sdkauth.TokenInfo, error) {
+		if c, ok := ctx.Value(callerKey{}).(*verifiedCaller); ok && c.ti != nil {
+			return c.ti, nil
+		}
+		return nil, sdkauth.ErrInvalidToken
+	}, &sdkauth.RequireBearerTokenOptions{
+		ResourceMetadataURL:    v.cfg.ResourceMetadataURL,
+		AllowMissingExpiration: true,
+	})(next)
+
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		token, err := bearerToken(r)
+		var c *verifiedCaller
+		if err == nil {
+			c, err = v.verify(r.Context(), token)
+		}
+		if err != nil {
+			v.logRefusal(r, err)
+			writeUnauthorized(w, v.cfg.challenge)
+			return
+		}
+		bridge.ServeHTTP(w, r.WithContext(WithCaller(r.Context(), c)))
+	})
+}
+
+func (v *Verifier) logRefusal(r *http.Request, err error) {
+	var te *TokenError
+	if !errors.As(err, &te) {
+		te = &TokenError{Reason: ReasonMalformedToken, Detail: err.Error()}
+	}
+	// Missing and expired tokens are ordinary client life; the rest point at
+	// a broken client, a misconfiguration or an attack.
+	level := slog.LevelWarn
+	if te.Reason == ReasonMissingCredentials || te.Reason == ReasonExpired {
+		level = slog.LevelInfo
+	}
+	v.cfg.Logger.LogAttrs(r.Context(), level, "auth: request refused",
+		slog.String("reason", string(te.Reason)),
+		slog.String("detail", te.Detail),
+		slog.String("method", r.Method),
+		slog.String("path", r.URL.Path),
+		slog.String("remote_addr", r.RemoteAddr),
+	)
+}
+
+// bearerToken takes the token from the one place the contract allows: a
+// single Authorization header, "Bearer" in any case, exactly one space, a
+// token68 value (RFC 6750 section 2.1). Query-string tokens are refused even
+// beside a good header (RFC 6750 forbids more than one method per request);
+// cookies are never read.
+func bearerToken(r *http.Request) (string, error) {
+	if r.URL.Query().Has("access_token") {
+		return "", refuse(ReasonTokenInQuery, "access_token in the query string")
+	}
+	values := r.Header.Values("Authorization")
+	switch len(values) {
+	case 0:
+		return "", refuse(ReasonMissingCredentials, "no Authorization header")
+	case 1:
+	default:
+		return "", refuse(ReasonMalformedHeader, "%d Authorization headers", len(values))
+	}
+	return parseBearer(values[0])
+}
+
+// parseBearer splits one Authorization value. Split out for fuzzing.
+func parseBearer(value string) (string, error) {
+	if value == "" {
+		return "", refuse(ReasonMissingCredentials, "empty Authorization header")
+	}
+	scheme, token, ok := strings.Cut(value, " ")
+	if !ok {
+		if strings.EqualFold(value, "bearer") {
+			return "", refuse(ReasonMalformedHeader, "Bearer scheme without a token")
+		}
+		return "", refuse(ReasonWrongScheme, "no space after the scheme")
+	}
+	if !strings.EqualFold(scheme, "bearer") {
+		return "", refuse(ReasonWrongScheme, "scheme %s is not Bearer", schemeForLog(scheme))
+	}
+	if !isToken68(token) {
+		return "", refuse(ReasonMalformedHeader, "value after \"Bearer \" is not a single token68")
+	}
+	return token, nil
+}
+
+// isToken68: 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
+func isToken68(s string) bool {
+	body := strings.TrimRight(s, "=")
+	if body == "" {
+		return false
+	}
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case c == '-' || c == '.' || c == '_' || c == '~' || c == '+' || c == '/':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// schemeForLog names a short alphabetic scheme ("JWT", "Token", "Basic")
+// and nothing else, so a raw token sent without a scheme never reaches logs.
+func schemeForLog(s string) string {
+	if len(s) > 12 {
+		return "(unrecognised)"
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '-') {
+			return "(unrecognised)"
+		}
+	}
+	return strconv.Quote(s)
+}
