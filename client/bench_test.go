@@ -1,0 +1,139 @@
+package client_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/tridenttaxis/trident-mcp/client"
+	"github.com/tridenttaxis/trident-mcp/gen/mcptypes"
+)
+
+// benchReply is the seed's get_service_info response, echoed for any id 1..n
+// by a handler that does no work, so both benchmarks measure the client side.
+const benchResult = `"result":{"content":[{"type":"text","text":"Trident Taxis · Helensburgh, Lomond, Argyll & Bute (UK)"}],"structuredContent":{"brand":"Trident Taxis","area":"Helensburgh, Lomond, Argyll & Bute (UK)","vehicles":[{"id":"saloon","maxPassengers":4},{"id":"mpv","maxPassengers":7,"note":"8-seater; +100% on local hires"}],"surcharges":{"preBookingGBP":0.4,"airportPickupOrDropGBP":10,"airportMeetAndGreetGBP":25,"eightSeaterLocalMultiplier":2},"tariffs":["T1 day","T2 night/evening","T3 Christmas & New Year"],"bookingUrl":"https://tridenttaxis.online"}}}`
+
+func benchServer(b *testing.B) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ID json.RawMessage `json:"id"`
+		}
+		body, _ := io.ReadAll(r.Body)
+		json.Unmarshal(body, &req)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,`+benchResult)
+	}))
+	b.Cleanup(srv.Close)
+	return srv
+}
+
+// BenchmarkPlainPOST is the baseline: a hand-written net/http POST of the
+// same tools/call, decoding the same structured result.
+func BenchmarkPlainPOST(b *testing.B) {
+	srv := benchServer(b)
+	hc := srv.Client()
+	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_service_info","arguments":{}}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+		resp, err := hc.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var f struct {
+			Result struct {
+				StructuredContent mcptypes.GetServiceInfoOutput `json:"structuredContent"`
+			} `json:"result"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&f)
+		resp.Body.Close()
+		if err != nil || f.Result.StructuredContent.Brand != "Trident Taxis" {
+			b.Fatalf("decode: %v", err)
+		}
+	}
+}
+
+// BenchmarkClientCall is the same call through the typed client: compare
+// its ns/op with BenchmarkPlainPOST's for the client's per-call overhead.
+func BenchmarkClientCall(b *testing.B) {
+	srv := benchServer(b)
+	c, err := client.New(srv.URL+"/mcp", client.WithHTTPClient(srv.Client()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		out, err := c.GetServiceInfo(ctx, mcptypes.GetServiceInfoInput{})
+		if err != nil || out.Brand != "Trident Taxis" {
+			b.Fatalf("call: %v", err)
+		}
+	}
+}
+
+// cannedTransport answers every request in memory, so the pair of
+// benchmarks below measures only client-side work, free of loopback noise.
+type cannedTransport struct{}
+
+func (cannedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	var req struct {
+		ID json.RawMessage `json:"id"`
+	}
+	body, _ := io.ReadAll(r.Body)
+	r.Body.Close()
+	json.Unmarshal(body, &req)
+	return &http.Response{
+		StatusCode: 200, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header:  http.Header{"Content-Type": {"application/json"}},
+		Body:    io.NopCloser(bytes.NewReader([]byte(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,` + benchResult))),
+		Request: r,
+	}, nil
+}
+
+func BenchmarkPlainPOSTInMemory(b *testing.B) {
+	hc := &http.Client{Transport: cannedTransport{}}
+	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_service_info","arguments":{}}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		req, _ := http.NewRequest(http.MethodPost, "http://mcp.test/mcp", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+		resp, err := hc.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var f struct {
+			Result struct {
+				StructuredContent mcptypes.GetServiceInfoOutput `json:"structuredContent"`
+			} `json:"result"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&f)
+		resp.Body.Close()
+		if err != nil || f.Result.StructuredContent.Brand != "Trident Taxis" {
+			b.Fatalf("decode: %v", err)
+		}
+	}
+}
+
+func BenchmarkClientCallInMemory(b *testing.B) {
+	c, err := client.New("http://mcp.test/mcp", client.WithHTTPClient(&http.Client{Transport: cannedTransport{}}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		out, err := c.GetServiceInfo(ctx, mcptypes.GetServiceInfoInput{})
+		if err != nil || out.Brand != "Trident Taxis" {
+			b.Fatalf("call: %v", err)
+		}
+	}
+}

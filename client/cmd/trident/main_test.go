@@ -1,0 +1,134 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tridenttaxis/trident-mcp/internal/faultserver"
+)
+
+func runCLI(t *testing.T, stderr interface{ Write([]byte) (int, error) }, args ...string) (int, string) {
+	t.Helper()
+	var out bytes.Buffer
+	if stderr == nil {
+		stderr = &bytes.Buffer{}
+	}
+	code := run(args, strings.NewReader(""), &out, stderr)
+	return code, out.String()
+}
+
+func TestToolsAndCall(t *testing.T) {
+	env := faultserver.Start(t, faultserver.Options{}, false)
+	tokens := filepath.Join(t.TempDir(), "tokens.json")
+
+	code, out := runCLI(t, nil, "tools", "-tokens", tokens, env.Endpoint)
+	if code != 0 || !strings.Contains(out, "estimate_fare") || !strings.Contains(out, "start_booking") {
+		t.Errorf("tools: exit %d, output %q", code, out)
+	}
+
+	var stderr bytes.Buffer
+	code, out = runCLI(t, &stderr, "call", "-tokens", tokens, "-arg", "pickup=Helensburgh Central Station",
+		"-json", `{"dropoff":"Glasgow Airport","vehicleType":"mpv"}`, "-arg", "passengers=6", "start_booking", env.Endpoint)
+	if code != 0 {
+		t.Fatalf("call: exit %d, stderr %s", code, stderr.String())
+	}
+	var got struct {
+		Confirmed bool `json:"confirmed"`
+		Prefilled struct {
+			Pickup string `json:"pickup"`
+		} `json:"prefilled"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil || got.Prefilled.Pickup != "Helensburgh Central Station" {
+		t.Errorf("call output %q (%v), want the structured result", out, err)
+	}
+	if !strings.Contains(stderr.String(), "step 1 of 2") {
+		t.Errorf("stderr %q shows no progress", stderr.String())
+	}
+	var sent struct {
+		Params struct {
+			Arguments map[string]any `json:"arguments"`
+		} `json:"params"`
+	}
+	reqs := env.Server.Requests()
+	json.Unmarshal(reqs[len(reqs)-1].Body, &sent)
+	if sent.Params.Arguments["passengers"] != float64(6) || sent.Params.Arguments["vehicleType"] != "mpv" {
+		t.Errorf("arguments sent = %v, want passengers as a number and -json merged", sent.Params.Arguments)
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	pub := faultserver.Start(t, faultserver.Options{}, false)
+	sec := faultserver.Start(t, faultserver.Options{}, true)
+	tokens := filepath.Join(t.TempDir(), "none.json")
+	tests := []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"tool refusal", []string{"call", "-tokens", tokens, "-json", `{"pickup":"xxx","dropoff":"Glasgow Airport"}`, "estimate_fare", pub.Endpoint}, 3},
+		{"unknown tool", []string{"call", "-tokens", tokens, "get_service_infoo", pub.Endpoint}, 1},
+		{"login needed", []string{"tools", "-tokens", tokens, sec.Endpoint}, 4},
+		{"no URL", []string{"tools"}, 2},
+		{"bad -arg", []string{"call", "-arg", "novalue", "estimate_fare", pub.Endpoint}, 2},
+		{"unknown command", []string{"book", pub.Endpoint}, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if code, _ := runCLI(t, nil, tt.args...); code != tt.want {
+				t.Errorf("exit %d, want %d", code, tt.want)
+			}
+		})
+	}
+}
+
+// browserWriter plays the user: when login prints the authorization URL,
+// it visits it, which redirects to the CLI's loopback callback.
+type browserWriter struct {
+	t    *testing.T
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	once sync.Once
+}
+
+var urlRE = regexp.MustCompile(`https?://\S+/oauth/authorize\S*`)
+
+func (b *browserWriter) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf.Write(p)
+	if u := urlRE.FindString(b.buf.String()); u != "" {
+		b.once.Do(func() {
+			go func() {
+				resp, err := http.Get(u)
+				if err != nil {
+					b.t.Errorf("visiting %s: %v", u, err)
+					return
+				}
+				resp.Body.Close()
+			}()
+		})
+	}
+	return len(p), nil
+}
+
+func TestLoginThenAuthenticatedCall(t *testing.T) {
+	env := faultserver.Start(t, faultserver.Options{}, true)
+	tokens := filepath.Join(t.TempDir(), "tokens.json")
+	bw := &browserWriter{t: t}
+	if code, _ := runCLI(t, bw, "login", "-no-browser", "-tokens", tokens, env.Endpoint); code != 0 {
+		t.Fatalf("login: exit %d, stderr %s", code, bw.buf.String())
+	}
+	code, out := runCLI(t, nil, "call", "-tokens", tokens, "-progress=false", "get_service_info", env.Endpoint)
+	if code != 0 || !strings.Contains(out, `"brand": "Trident Taxis"`) {
+		t.Errorf("call after login: exit %d, output %q", code, out)
+	}
+	if reqs := env.Server.Requests(); len(reqs) == 0 || reqs[len(reqs)-1].Token == "" {
+		t.Error("the call carried no bearer token")
+	}
+}

@@ -1,0 +1,35 @@
+// Package client is the typed Go client of the Trident Taxis MCP endpoint.
+// Client developers import it instead of writing JSON-RPC, Server-Sent
+// Events and OAuth plumbing by hand: it does in Go what the seed's
+// JavaScript does (callStartBooking, consumeSseStream, callMcp), and more.
+//
+//	c, err := client.New("https://tridenttaxis.online/mcp")
+//	fare, err := c.EstimateFare(ctx, mcptypes.EstimateFareInput{
+//		Pickup: "Helensburgh Central Station", Dropoff: "Glasgow Airport",
+//	})
+//
+// What every call does:
+//   - sends Content-Type, Accept: application/json, text/event-stream and
+//     MCP-Protocol-Version; calls statelessly, and initializes only when the
+//     server asks for a session ([Handshake]);
+//   - reads an application/json reply or an event stream (package
+//     [github.com/tridenttaxis/trident-mcp/client/sse]), delivering
+//     notifications/progress to [WithProgress] and picking the final frame by
+//     its id;
+//   - retries 408, 425, 429, 500, 502, 503, 504, network errors and a stream
+//     cut before its final frame, with full-jitter exponential backoff (1 s,
+//     2 s, 4 s ceilings), Retry-After honoured, at most 3 attempts, stopping
+//     when the context ends ([RetryPolicy]); never retries tool errors,
+//     JSON-RPC errors, 401 or other 4xx;
+//   - in OAuth mode ([WithTokenSource], usually a client/oauth.Source) sends
+//     the bearer token, and on a 401 refreshes once and retries once, never
+//     resending the refused token.
+//
+// Errors are [*TransportError], [*RPCError] and [*ToolError], for
+// errors.As; each carries its catalogue name from contracts/errors.json
+// ([CodeOf]).
+//
+// The typed methods (EstimateFare, GetServiceInfo, StartBooking) live in
+// tools.gen.go, generated from contracts/ by tools/cmd/gen-client; never edit
+// that file by hand.
+package client

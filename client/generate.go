@@ -1,0 +1,3 @@
+package client
+
+//go:generate go run ../tools/cmd/gen-client -out tools.gen.go
