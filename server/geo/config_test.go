@@ -1,0 +1,66 @@
+package geo
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestConfigFromEnvAndBuild(t *testing.T) {
+	tests := []struct {
+		env          map[string]string
+		wantGeocoder string
+		wantRouter   string
+		wantErr      string
+	}{
+		{env: map[string]string{}, wantGeocoder: "*geo.EmbeddedGeocoder", wantRouter: "*geo.EmbeddedRouter"},
+		{env: map[string]string{"GEOCODER": "embedded", "ROUTER": "embedded"}, wantGeocoder: "*geo.EmbeddedGeocoder", wantRouter: "*geo.EmbeddedRouter"},
+		{env: map[string]string{"GEOCODER": "nominatim", "NOMINATIM_URL": "http://127.0.0.1:1", "ROUTER": "osrm", "OSRM_URL": "http://127.0.0.1:2", "GEO_TIMEOUT": "2s"}, wantGeocoder: "*geo.Nominatim", wantRouter: "*geo.OSRM"},
+		{env: map[string]string{"GEOCODER": "nominatim"}, wantErr: "NOMINATIM_URL"},
+		{env: map[string]string{"ROUTER": "osrm"}, wantErr: "OSRM_URL"},
+		{env: map[string]string{"GEOCODER": "google"}, wantErr: `GEOCODER="google"`},
+		{env: map[string]string{"ROUTER": "graphhopper"}, wantErr: `ROUTER="graphhopper"`},
+		{env: map[string]string{"GEO_TIMEOUT": "soon"}, wantErr: "GEO_TIMEOUT"},
+	}
+	for _, tt := range tests {
+		c, err := ConfigFromEnv(func(k string) string { return tt.env[k] })
+		var g Geocoder
+		var r Router
+		if err == nil {
+			g, r, err = c.Build()
+		}
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("%v: err %v, want one mentioning %s", tt.env, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%v: %v", tt.env, err)
+			continue
+		}
+		if got := typeName(g); got != tt.wantGeocoder {
+			t.Errorf("%v: geocoder %s, want %s", tt.env, got, tt.wantGeocoder)
+		}
+		if got := typeName(r); got != tt.wantRouter {
+			t.Errorf("%v: router %s, want %s", tt.env, got, tt.wantRouter)
+		}
+		if n, ok := g.(*Nominatim); ok && n.http.timeout != 2*time.Second {
+			t.Errorf("GEO_TIMEOUT not applied: %v", n.http.timeout)
+		}
+	}
+}
+
+func typeName(v any) string {
+	switch v.(type) {
+	case *EmbeddedGeocoder:
+		return "*geo.EmbeddedGeocoder"
+	case *EmbeddedRouter:
+		return "*geo.EmbeddedRouter"
+	case *Nominatim:
+		return "*geo.Nominatim"
+	case *OSRM:
+		return "*geo.OSRM"
+	}
+	return "?"
+}
