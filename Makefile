@@ -18,6 +18,10 @@ help: ## List the targets
 run: ## Run the server on $(ADDR) with embedded defaults (public mode)
 	ADDR=$(ADDR) $(GO) run ./server/cmd/trident-mcp
 
+.PHONY: run-oauth
+run-oauth: ## Run the server in OAuth mode beside the dev OAuth issuer (127.0.0.1:9999)
+	scripts/run-oauth.sh
+
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
@@ -48,9 +52,21 @@ vet: ## go vet every package
 	$(GO) vet ./...
 
 .PHONY: test
-test: npm check-generated vet ## Everything CI runs: generated-file check, vet, unit and integration tests, tool checks
-	$(GO) test -count=1 ./...
-	$(MAKE) check-ts check-schemas-ajv lint-openapi test-collections
+test: npm check-generated vet ## Everything CI runs: generated-file check, vet, unit and integration tests, conformance, tool checks
+	SELFTEST_REQUIRE_REAL=1 $(GO) test -count=1 ./...
+	$(MAKE) check-ts check-schemas-ajv lint-openapi test-collections test-conformance test-mcp-conformance
+
+.PHONY: test-conformance
+test-conformance: ## Run the ginkgo conformance suite against a freshly started local server
+	conformance/run-local.sh
+
+.PHONY: test-mcp-conformance
+test-mcp-conformance: npm ## Run the official MCP conformance suite's server scenarios against a local server
+	bash server/conformance.sh
+
+.PHONY: conformance
+conformance: ## Run the conformance suite against ENDPOINT (default http://localhost:8080/mcp)
+	conformance/run-local.sh --endpoint $(ENDPOINT)
 
 .PHONY: check-ts
 check-ts: npm ## Type-check the generated TypeScript declarations
@@ -71,5 +87,6 @@ test-collections: npm ## Run the Postman collection with newman and the Insomnia
 	  && $(NODE) tools/js/check-collections.mjs'
 
 .PHONY: bench
-bench: ## Go benchmarks
+bench: ## Go benchmarks, then a load run of estimate_fare beside a bare net/http baseline on loopback
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) run ./tools/cmd/loadbench -c 8 -d 5s

@@ -63,7 +63,7 @@ free_port() {
 # start ADDR [ENV...]: start the server on ADDR and wait for /healthz.
 start() {
 	local addr="$1"; shift
-	env ADDR="$addr" PUBLIC_BASE_URL="http://$addr" "$@" "$tmp/trident-mcp" >"$tmp/server-$addr.log" 2>&1 &
+	env ADDR="$addr" PUBLIC_BASE_URL="http://$addr" FARE_CLOCK="${FARE_CLOCK:-2025-06-18T09:00:00Z}" "$@" "$tmp/trident-mcp" >"$tmp/server-$addr.log" 2>&1 &
 	pids+=("$!")
 	for _ in $(seq 1 200); do
 		if curl -fsS "http://$addr/healthz" >/dev/null 2>&1; then

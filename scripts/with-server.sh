@@ -28,7 +28,7 @@ go build -o "$work/trident-mcp" ./server/cmd/trident-mcp
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()' 2>/dev/null ||
   node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
 base="http://127.0.0.1:$port"
-env ADDR="127.0.0.1:$port" PUBLIC_BASE_URL="$base" "${server_env[@]}" "$work/trident-mcp" >"$work/server.log" 2>&1 &
+env ADDR="127.0.0.1:$port" PUBLIC_BASE_URL="$base" FARE_CLOCK="${FARE_CLOCK:-2025-06-18T09:00:00Z}" "${server_env[@]}" "$work/trident-mcp" >"$work/server.log" 2>&1 &
 pid=$!
 
 for _ in $(seq 1 100); do

@@ -240,13 +240,18 @@ func startOAuthFake(t *testing.T) target {
 	return tg
 }
 
+// fareClock is the instant the server under test prices undated calls at.
+const fareClock = "2025-06-18T09:00:00Z"
+
 // startProcess runs the server binary on a free loopback port and waits for /healthz.
 func startProcess(t *testing.T, bin string, env []string) string {
 	t.Helper()
 	addr := closedAddr(t)
 	base := "http://" + addr
 	cmd := exec.Command(bin)
-	cmd.Env = append(append(os.Environ(), "ADDR="+addr, "PUBLIC_BASE_URL="+base), env...)
+	// The samples were taken by day and give no departAt, so the fare clock is
+	// pinned to a weekday morning (see FARE_CLOCK in the server's README).
+	cmd.Env = append(append(os.Environ(), "ADDR="+addr, "PUBLIC_BASE_URL="+base, "FARE_CLOCK="+fareClock), env...)
 	var logs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {

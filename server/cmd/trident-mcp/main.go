@@ -1,0 +1,169 @@
+// Command trident-mcp runs the Trident Taxis MCP server.
+//
+// Configuration comes from the environment, as DESIGN.md's table lists it;
+// each variable has a flag of the same name in lower case with dashes
+// (ADDR is -addr, BOOKING_BASE_URL is -booking-base-url), and a flag given on
+// the command line wins over the variable:
+//
+//	ADDR               :8080                      listen address
+//	PUBLIC_BASE_URL    http://localhost:8080      where clients reach the server
+//	MCP_RESOURCE_URL   $PUBLIC_BASE_URL/mcp       canonical resource URI (OAuth audience)
+//	BOOKING_BASE_URL   https://tridenttaxis.online  base of booking links
+//	MCP_REQUIRE_OAUTH  false                      OAuth 2.1 resource-server mode
+//	OAUTH_ISSUER       (none)                     issuer URL; required in OAuth mode
+//	GEOCODER, ROUTER   embedded                   nominatim / osrm select HTTP back ends
+//	NOMINATIM_URL, OSRM_URL, GEO_TIMEOUT          for those back ends
+//	ALLOWED_ORIGINS    (PUBLIC_BASE_URL + loopback)  comma-separated browser origins, or *
+//	RATE_LIMIT         off                        off, or seed (the seed's suggested caps)
+//	MAX_BODY_BYTES     1048576                    larger request bodies get 413
+//	LOG_LEVEL          info                       debug, info, warn or error
+//
+// It logs JSON to stderr and shuts down gracefully on SIGTERM or SIGINT,
+// letting calls in flight finish.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/tridenttaxis/trident-mcp/server"
+	"github.com/tridenttaxis/trident-mcp/server/auth"
+	"github.com/tridenttaxis/trident-mcp/server/geo"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "trident-mcp:", err)
+		os.Exit(1)
+	}
+}
+
+// config is the parsed command line and environment.
+type config struct {
+	addr     string
+	logLevel slog.Level
+	opts     server.Options
+}
+
+// vars lists each setting: environment variable, flag, default and help.
+var vars = []struct{ env, def, help string }{
+	{"ADDR", ":8080", "listen address"},
+	{"PUBLIC_BASE_URL", server.DefaultPublicBaseURL, "where clients reach this server"},
+	{"MCP_RESOURCE_URL", "", "canonical MCP resource URI (default $PUBLIC_BASE_URL/mcp)"},
+	{"BOOKING_BASE_URL", server.DefaultBookingBaseURL, "operator site: base of booking links"},
+	{"MCP_REQUIRE_OAUTH", "false", "require OAuth 2.1 bearer tokens on /mcp"},
+	{"OAUTH_ISSUER", "", "OAuth issuer URL (required with MCP_REQUIRE_OAUTH=true)"},
+	{"GEOCODER", geo.BackendEmbedded, "embedded or nominatim"},
+	{"ROUTER", geo.BackendEmbedded, "embedded or osrm"},
+	{"NOMINATIM_URL", "", "Nominatim base URL (GEOCODER=nominatim)"},
+	{"OSRM_URL", "", "OSRM base URL (ROUTER=osrm)"},
+	{"GEO_TIMEOUT", "", "per-request timeout of the HTTP back ends, e.g. 5s"},
+	{"ALLOWED_ORIGINS", "", "comma-separated allowed browser origins, or * (default: PUBLIC_BASE_URL and loopback)"},
+	{"RATE_LIMIT", "off", "off or seed"},
+	{"MAX_BODY_BYTES", strconv.Itoa(server.DefaultMaxBodyBytes), "request body limit in bytes"},
+	{"LOG_LEVEL", "info", "debug, info, warn or error"},
+	{"FARE_CLOCK", "", "freeze the clock that picks the tariff band for calls without departAt at this RFC 3339 instant (replaying samples, demos); unset means real time"},
+}
+
+func flagName(env string) string { return strings.ReplaceAll(strings.ToLower(env), "_", "-") }
+
+// parseConfig reads the environment through getenv, then the flags in args.
+func parseConfig(args []string, getenv func(string) string) (*config, error) {
+	fs := flag.NewFlagSet("trident-mcp", flag.ContinueOnError)
+	values := map[string]*string{}
+	for _, v := range vars {
+		def := v.def
+		if e := getenv(v.env); e != "" {
+			def = e
+		}
+		values[v.env] = fs.String(flagName(v.env), def, v.help+" ($"+v.env+")")
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	get := func(env string) string { return *values[env] }
+
+	c := &config{addr: get("ADDR")}
+	if err := c.logLevel.UnmarshalText([]byte(get("LOG_LEVEL"))); err != nil {
+		return nil, fmt.Errorf("LOG_LEVEL=%q: want debug, info, warn or error", get("LOG_LEVEL"))
+	}
+	o := &c.opts
+	o.PublicBaseURL = get("PUBLIC_BASE_URL")
+	o.ResourceURL = get("MCP_RESOURCE_URL")
+	o.BookingBaseURL = get("BOOKING_BASE_URL")
+	o.RateLimit = get("RATE_LIMIT")
+	if s := get("ALLOWED_ORIGINS"); s != "" {
+		for _, part := range strings.Split(s, ",") {
+			if part = strings.TrimSpace(part); part != "" {
+				o.AllowedOrigins = append(o.AllowedOrigins, part)
+			}
+		}
+	}
+	n, err := strconv.ParseInt(get("MAX_BODY_BYTES"), 10, 64)
+	if err != nil || n <= 0 {
+		return nil, fmt.Errorf("MAX_BODY_BYTES=%q: want a positive number of bytes", get("MAX_BODY_BYTES"))
+	}
+	o.MaxBodyBytes = n
+	requireOAuth, err := strconv.ParseBool(get("MCP_REQUIRE_OAUTH"))
+	if err != nil {
+		return nil, fmt.Errorf("MCP_REQUIRE_OAUTH=%q: want true or false", get("MCP_REQUIRE_OAUTH"))
+	}
+	if requireOAuth {
+		if get("OAUTH_ISSUER") == "" {
+			return nil, errors.New("MCP_REQUIRE_OAUTH=true needs OAUTH_ISSUER")
+		}
+		o.Auth = &auth.Config{Issuer: get("OAUTH_ISSUER")}
+	}
+	if s := get("FARE_CLOCK"); s != "" {
+		at, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			return nil, fmt.Errorf("FARE_CLOCK=%q: want an RFC 3339 instant such as 2025-06-18T09:00:00Z", s)
+		}
+		o.Now = func() time.Time { return at }
+	}
+	gc, err := geo.ConfigFromEnv(get)
+	if err != nil {
+		return nil, err
+	}
+	if o.Geocoder, o.Router, err = gc.Build(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+	c, err := parseConfig(args, getenv)
+	if err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: c.logLevel}))
+	c.opts.Logger = logger
+	srv, err := server.New(&c.opts)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	// TODO(lead): mount the Relay connector (/mcp/rides) beside this handler
+	// once its package exists; server.Handler serves everything else.
+	ln, err := net.Listen("tcp", c.addr)
+	if err != nil {
+		return err
+	}
+	logger.Info("trident-mcp listening", slog.String("addr", ln.Addr().String()),
+		slog.String("public_base_url", c.opts.PublicBaseURL), slog.Bool("oauth", c.opts.Auth != nil),
+		slog.String("rate_limit", c.opts.RateLimit))
+	return srv.Serve(ctx, ln)
+}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestParseConfig(t *testing.T) {
+	c, err := parseConfig(nil, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.addr != ":8080" || c.opts.PublicBaseURL != "http://localhost:8080" || c.opts.BookingBaseURL != "https://tridenttaxis.online" ||
+		c.opts.Auth != nil || c.opts.RateLimit != "off" || c.opts.MaxBodyBytes != 1<<20 {
+		t.Errorf("defaults: %+v", c)
+	}
+	c, err = parseConfig([]string{"-addr", "127.0.0.1:9999", "-rate-limit", "seed"}, env(map[string]string{
+		"ADDR": ":1", "ALLOWED_ORIGINS": "https://a.example, https://b.example", "MCP_REQUIRE_OAUTH": "true",
+		"OAUTH_ISSUER": "https://issuer.example/auth/v1", "MAX_BODY_BYTES": "2048", "LOG_LEVEL": "debug",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.addr != "127.0.0.1:9999" || c.opts.RateLimit != "seed" || c.opts.MaxBodyBytes != 2048 || c.logLevel.String() != "DEBUG" {
+		t.Errorf("flags over env: %+v", c)
+	}
+	if d := cmp.Diff([]string{"https://a.example", "https://b.example"}, c.opts.AllowedOrigins); d != "" {
+		t.Errorf("origins: %s", d)
+	}
+	if c.opts.Auth == nil || c.opts.Auth.Issuer != "https://issuer.example/auth/v1" {
+		t.Errorf("oauth: %+v", c.opts.Auth)
+	}
+	if c.opts.Now != nil {
+		t.Error("the fare clock must be real time unless FARE_CLOCK is set")
+	}
+	c, err = parseConfig(nil, env(map[string]string{"FARE_CLOCK": "2025-06-18T09:00:00Z"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.opts.Now == nil || !c.opts.Now().Equal(time.Date(2025, 6, 18, 9, 0, 0, 0, time.UTC)) {
+		t.Error("FARE_CLOCK not applied")
+	}
+	for name, e := range map[string]map[string]string{
+		"oauth without issuer": {"MCP_REQUIRE_OAUTH": "true"},
+		"bad bool":             {"MCP_REQUIRE_OAUTH": "maybe"},
+		"bad size":             {"MAX_BODY_BYTES": "-1"},
+		"bad level":            {"LOG_LEVEL": "loud"},
+		"bad geocoder":         {"GEOCODER": "google"},
+		"nominatim no url":     {"GEOCODER": "nominatim"},
+		"bad fare clock":       {"FARE_CLOCK": "tomorrow"},
+	} {
+		if _, err := parseConfig(nil, env(e)); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}

@@ -1,0 +1,21 @@
+// Package ratelimit is the optional per-client limiter in front of the tools.
+//
+// The seed's endpoint enforces no limit yet; it publishes suggested caps
+// (estimate_fare at most 30 a minute and 2 at once, start_booking at most 10
+// a minute per end user, get_service_info cached by clients) and promises
+// that a real limiter will answer HTTP 429 with Retry-After. [SeedPolicy]
+// holds those caps; the server turns the limiter on with RATE_LIMIT=seed and
+// leaves it off by default.
+//
+// Rates are token buckets from golang.org/x/time/rate: a rule of N per minute
+// holds N tokens and refills at N a minute, so a quiet client may send N at
+// once and then N a minute. Concurrency caps count calls in flight. Time is
+// read from an injected clock, so tests never sleep.
+//
+//	l := ratelimit.New(ratelimit.SeedPolicy(), time.Now)
+//	release, retryAfter, ok := l.Acquire("estimate_fare", "ip:203.0.113.9")
+//	if !ok {
+//		// answer 429 with Retry-After: retryAfter, rounded up to seconds
+//	}
+//	defer release()
+package ratelimit
