@@ -54,7 +54,7 @@ vet: ## go vet every package
 .PHONY: test
 test: npm check-generated vet ## Everything CI runs: generated-file check, vet, unit and integration tests, conformance, tool checks
 	SELFTEST_REQUIRE_REAL=1 $(GO) test -count=1 ./...
-	$(MAKE) check-ts check-schemas-ajv lint-openapi test-collections test-conformance test-mcp-conformance
+	$(MAKE) check-ts check-schemas-ajv lint-openapi test-collections test-conformance test-mcp-conformance test-client-conformance
 
 .PHONY: test-conformance
 test-conformance: ## Run the ginkgo conformance suite against a freshly started local server
@@ -63,6 +63,10 @@ test-conformance: ## Run the ginkgo conformance suite against a freshly started 
 .PHONY: test-mcp-conformance
 test-mcp-conformance: npm ## Run the official MCP conformance suite's server scenarios against a local server
 	bash server/conformance.sh
+
+.PHONY: test-client-conformance
+test-client-conformance: npm ## Run the official MCP conformance suite's client scenarios against the trident CLI
+	bash client/conformance/run.sh
 
 .PHONY: conformance
 conformance: ## Run the conformance suite against ENDPOINT (default http://localhost:8080/mcp)

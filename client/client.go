@@ -225,6 +225,7 @@ func (c *Client) do(ctx context.Context, s *settings, method string, params, res
 		return fmt.Errorf("client: %s: encoding params: %w", method, err)
 	}
 	rebuilt := false
+	defer c.listen(ctx, s, method)()
 	for attempt := 1; ; attempt++ {
 		f, err := c.exchange(ctx, s, method, id, body)
 		if err == nil && f.Error != nil {
@@ -329,7 +330,7 @@ func (c *Client) ensureSession(ctx context.Context, s *settings, again bool) err
 		hs.progress = nil
 		params := map[string]any{
 			"protocolVersion": s.protocolVersion,
-			"capabilities":    map[string]any{},
+			"capabilities":    s.capabilities(),
 			"clientInfo":      map[string]any{"name": s.clientName, "version": s.clientVersion},
 		}
 		var res struct {

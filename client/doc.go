@@ -21,9 +21,20 @@
 //     2 s, 4 s ceilings), Retry-After honoured, at most 3 attempts, stopping
 //     when the context ends ([RetryPolicy]); never retries tool errors,
 //     JSON-RPC errors, 401 or other 4xx;
+//   - resumes an event stream cut before its final frame when the stream
+//     carried event ids: after the stream's retry time, a GET with
+//     Last-Event-ID (MCP 2025-11-25 resumability, SEP-1699); a server that
+//     cannot resume leaves the cut to the retry policy;
+//   - answers requests the server sends inside a reply stream, or on the
+//     session's GET stream while a call runs: ping, elicitation/create when
+//     [WithElicitation] is set (declared in initialize), -32601 otherwise, so
+//     that a call never stalls on an unanswered request;
 //   - in OAuth mode ([WithTokenSource], usually a client/oauth.Source) sends
 //     the bearer token, and on a 401 refreshes once and retries once, never
-//     resending the refused token.
+//     resending the refused token. An [Authorizer] (client/oauth.Authorizer)
+//     is handed each 401 and each 403 insufficient_scope as a [Challenge]
+//     instead, and may run the whole authorization flow; a request is
+//     retried after at most two challenges.
 //
 // Errors are [*TransportError], [*RPCError] and [*ToolError], for
 // errors.As; each carries its catalogue name from contracts/errors.json

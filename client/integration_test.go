@@ -22,7 +22,7 @@ import (
 
 // realEndpoint returns the MCP endpoint of the real server: the one named by
 // TRIDENT_TEST_ENDPOINT, or one built from ./server/cmd/trident-mcp and
-// started on loopback for this test binary. It skips when neither exists.
+// started on loopback for this test binary. It fails when neither works.
 func realEndpoint(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
@@ -33,7 +33,7 @@ func realEndpoint(t *testing.T) string {
 	}
 	realOnce.Do(startRealServer)
 	if realErr != nil {
-		t.Skipf("no real server: %v (set TRIDENT_TEST_ENDPOINT or add ./server/cmd/trident-mcp)", realErr)
+		t.Fatalf("no real server: %v (set TRIDENT_TEST_ENDPOINT or fix ./server/cmd/trident-mcp)", realErr)
 	}
 	return realURL
 }
@@ -77,7 +77,9 @@ func startRealServer() {
 	ln.Close()
 	base := "http://" + addr
 	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(), "ADDR="+addr, "PUBLIC_BASE_URL="+base, "MCP_REQUIRE_OAUTH=false")
+	cmd.Env = append(os.Environ(), "ADDR="+addr, "PUBLIC_BASE_URL="+base, "MCP_REQUIRE_OAUTH=false",
+		// The seed's samples were priced by day and give no departAt.
+		"FARE_CLOCK=2025-06-18T09:00:00Z")
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {
 		realErr = err

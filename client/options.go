@@ -90,6 +90,7 @@ type settings struct {
 	progress        func(Progress)
 	clientName      string
 	clientVersion   string
+	elicit          ElicitationHandler
 }
 
 func defaultSettings() settings {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"time"
 
 	"github.com/tridenttaxis/trident-mcp/client/sse"
 )
@@ -17,9 +18,10 @@ import (
 // either type the server answers 406.
 const acceptBoth = "application/json, text/event-stream"
 
-// exchange sends body once (twice after a 401 with a refreshable token) and
-// reads the reply. id is nil for a notification, which expects 202 and no
-// body. A nil frame with a nil error means the notification was accepted.
+// exchange sends body once (twice after a 401 with a refreshable token, up
+// to three times with an [Authorizer]) and reads the reply. id is nil for a
+// notification, which expects 202 and no body. A nil frame with a nil error
+// means the notification was accepted.
 func (c *Client) exchange(ctx context.Context, s *settings, method string, id json.RawMessage, body []byte) (*frame, error) {
 	token := ""
 	if s.tokens != nil {
@@ -33,7 +35,26 @@ func (c *Client) exchange(ctx context.Context, s *settings, method string, id js
 	if err != nil {
 		return nil, &TransportError{Method: method, Err: err}
 	}
-	if resp.StatusCode == http.StatusUnauthorized && s.tokens != nil {
+	if az, ok := s.tokens.(Authorizer); ok {
+		for round := 0; round < maxChallenges; round++ {
+			ch := challengeOf(resp, token)
+			if ch == nil {
+				break
+			}
+			first := c.statusError(s, method, resp)
+			fresh, aerr := az.Authorize(ctx, ch)
+			switch {
+			case aerr != nil:
+				return nil, fmt.Errorf("client: %s: authorizing after %w: %w", method, first, aerr)
+			case fresh == "" || fresh == token:
+				return nil, fmt.Errorf("client: %s: authorizer returned no new token: %w", method, first)
+			}
+			token = fresh
+			if resp, err = c.post(ctx, s, body, token); err != nil {
+				return nil, &TransportError{Method: method, Err: err}
+			}
+		}
+	} else if resp.StatusCode == http.StatusUnauthorized && s.tokens != nil {
 		first := c.statusError(s, method, resp)
 		fresh, rerr := s.tokens.Refresh(ctx, token)
 		switch {
@@ -45,12 +66,13 @@ func (c *Client) exchange(ctx context.Context, s *settings, method string, id js
 			// Never resend the token the server just refused.
 			return nil, fmt.Errorf("client: %s: token source returned the rejected token again: %w", method, first)
 		}
-		resp, err = c.post(ctx, s, body, fresh)
+		token = fresh
+		resp, err = c.post(ctx, s, body, token)
 		if err != nil {
 			return nil, &TransportError{Method: method, Err: err}
 		}
 	}
-	return c.readReply(s, method, id, resp)
+	return c.readReply(ctx, s, method, id, resp, token)
 }
 
 func (c *Client) post(ctx context.Context, s *settings, body []byte, token string) (*http.Response, error) {
@@ -58,11 +80,18 @@ func (c *Client) post(ctx context.Context, s *settings, body []byte, token strin
 	if err != nil {
 		return nil, err
 	}
+	c.setHeaders(req, s, token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", acceptBoth)
+	return s.httpClient.Do(req)
+}
+
+// setHeaders sets what every request to the endpoint carries: the caller's
+// extra headers, MCP-Protocol-Version, the session and the bearer token.
+func (c *Client) setHeaders(req *http.Request, s *settings, token string) {
 	for k, vs := range s.header {
 		req.Header[k] = vs
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", acceptBoth)
 	c.mu.Lock()
 	version, session := c.protocolVersion, c.sessionID
 	c.mu.Unlock()
@@ -76,7 +105,6 @@ func (c *Client) post(ctx context.Context, s *settings, body []byte, token strin
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	return s.httpClient.Do(req)
 }
 
 // statusError builds the TransportError for a non-2xx reply and closes the
@@ -107,11 +135,15 @@ func (c *Client) statusError(s *settings, method string, resp *http.Response) *T
 		rpcCode, msg = e.RPC.Code, e.RPC.Message
 	}
 	e.Code = codeForHTTP(resp.StatusCode, rpcCode, msg)
+	if ch := challengeOf(resp, ""); ch != nil && ch.InsufficientScope() {
+		e.Code = "" // the catalogue's only 403 is FORBIDDEN_ORIGIN, which this is not
+	}
 	return e
 }
 
-// readReply turns a response into the frame answering id.
-func (c *Client) readReply(s *settings, method string, id json.RawMessage, resp *http.Response) (*frame, error) {
+// readReply turns a response into the frame answering id. token is the
+// bearer token the request carried, reused to resume a stream.
+func (c *Client) readReply(ctx context.Context, s *settings, method string, id json.RawMessage, resp *http.Response, token string) (*frame, error) {
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, c.statusError(s, method, resp)
 	}
@@ -149,7 +181,7 @@ func (c *Client) readReply(s *settings, method string, id json.RawMessage, resp 
 		}
 		return &f, nil
 	case "text/event-stream":
-		f, err := c.readStream(s, id, resp.Body)
+		f, err := c.readResumable(ctx, s, id, resp.Body, token)
 		if err != nil {
 			return nil, fail(err)
 		}
@@ -159,11 +191,72 @@ func (c *Client) readReply(s *settings, method string, id json.RawMessage, resp 
 	}
 }
 
-// readStream reads SSE frames until the response to id: progress goes to the
-// callback, other messages (notifications, server requests, replies to
-// other ids) are skipped, as the seed's assembler does.
-func (c *Client) readStream(s *settings, id json.RawMessage, body io.Reader) (*frame, error) {
+// DefaultResumeDelay is how long the client waits before resuming a cut
+// event stream whose server sent no retry field.
+const DefaultResumeDelay = time.Second
+
+// maxResumes bounds the GET resumptions of one reply.
+const maxResumes = 3
+
+// readResumable reads the reply stream and, when it ends before the
+// response and had event ids, resumes it as the Streamable HTTP transport
+// says (MCP 2025-11-25, "Resumability and Redelivery"; SEP-1699): after the
+// stream's retry time, a GET with Last-Event-ID. A server that cannot
+// resume (no ids, or the GET refused) leaves ErrStreamEnded to the retry
+// policy, which sends the request again.
+func (c *Client) readResumable(ctx context.Context, s *settings, id json.RawMessage, body io.Reader, token string) (*frame, error) {
 	d := sse.NewDecoder(body, s.maxEventSize)
+	f, err := c.readStream(ctx, s, id, d, token)
+	lastID, wait := d.LastEventID(), DefaultResumeDelay
+	if r, ok := d.Retry(); ok {
+		wait = r
+	}
+	for n := 0; errors.Is(err, ErrStreamEnded) && lastID != "" && n < maxResumes; n++ {
+		if serr := s.clock.Sleep(ctx, wait); serr != nil {
+			return nil, fmt.Errorf("%w (resuming: %w)", err, serr)
+		}
+		resp, gerr := c.resume(ctx, s, token, lastID)
+		if gerr != nil {
+			return nil, fmt.Errorf("%w (resuming after event %q: %w)", err, lastID, gerr)
+		}
+		d = sse.NewDecoder(resp.Body, s.maxEventSize)
+		f, err = c.readStream(ctx, s, id, d, token)
+		resp.Body.Close()
+		if d.LastEventID() != "" {
+			lastID = d.LastEventID()
+		}
+		if r, ok := d.Retry(); ok {
+			wait = r
+		}
+	}
+	return f, err
+}
+
+// resume opens the GET stream that continues a cut reply after lastID.
+func (c *Client) resume(ctx context.Context, s *settings, token, lastID string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.endpoint, nil)
+	if err != nil {
+		return nil, err
+	}
+	c.setHeaders(req, s, token)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Last-Event-ID", lastID)
+	resp, err := s.httpClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); resp.StatusCode != http.StatusOK || mt != "text/event-stream" {
+		resp.Body.Close()
+		return nil, fmt.Errorf("GET answered HTTP %d %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	return resp, nil
+}
+
+// readStream reads SSE frames until the response to id: progress goes to the
+// callback, server requests are answered ([Client.answer]), other messages
+// (notifications, replies to other ids) are skipped, as the seed's
+// assembler does.
+func (c *Client) readStream(ctx context.Context, s *settings, id json.RawMessage, d *sse.Decoder, token string) (*frame, error) {
 	for {
 		ev, err := d.Next()
 		if err != nil {
@@ -188,6 +281,12 @@ func (c *Client) readStream(s *settings, id json.RawMessage, body io.Reader) (*f
 				if json.Unmarshal(f.Params, &p) == nil && progressFor(p.Token, id) {
 					s.progress(p)
 				}
+			}
+			continue
+		}
+		if f.Method != "" && len(f.ID) > 0 {
+			if err := c.answer(ctx, s, &f, token); err != nil {
+				return nil, err
 			}
 			continue
 		}

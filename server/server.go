@@ -106,7 +106,7 @@ func New(opts *Options) (*Server, error) {
 		Title:   "Trident Taxis MCP tools",
 		Version: s.manifest.Server.Version,
 	}, &mcp.ServerOptions{
-		Logger:                    o.Logger,
+		Logger:                    sdkLogger(o.Logger),
 		SupportedProtocolVersions: SupportedProtocolVersions,
 		Capabilities: &mcp.ServerCapabilities{
 			Tools:       &mcp.ToolCapabilities{},
@@ -134,7 +134,7 @@ func New(opts *Options) (*Server, error) {
 		Stateless:                  true,
 		DisableLocalhostProtection: true,
 		MaxRequestBodyBytes:        o.MaxBodyBytes,
-		Logger:                     o.Logger,
+		Logger:                     sdkLogger(o.Logger),
 	}
 	jsonOpts, sseOpts := base, base
 	jsonOpts.JSONResponse = true
@@ -315,4 +315,29 @@ func outcomeOf(res mcp.Result, err error) string {
 		}
 	}
 	return "tool_error"
+}
+
+// sdkLogger passes the go-sdk's warnings and errors to the server's log. Its
+// info records ("server connecting", "session connected") come on every
+// stateless request and would drown the one request line the server writes.
+func sdkLogger(l *slog.Logger) *slog.Logger {
+	return slog.New(minLevel{Handler: l.Handler(), min: slog.LevelWarn})
+}
+
+// minLevel is a slog.Handler that drops records below min.
+type minLevel struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h minLevel) WithAttrs(a []slog.Attr) slog.Handler {
+	return minLevel{Handler: h.Handler.WithAttrs(a), min: h.min}
+}
+
+func (h minLevel) WithGroup(name string) slog.Handler {
+	return minLevel{Handler: h.Handler.WithGroup(name), min: h.min}
 }

@@ -133,7 +133,8 @@ func (s *Source) grant(ctx context.Context, r *Record) (string, error) {
 		return "", fmt.Errorf("%w (no refresh token stored)", ErrReconsentRequired)
 	}
 	s.refreshes.Add(1)
-	cfg := oauth2.Config{ClientID: r.ClientID, Endpoint: oauth2.Endpoint{TokenURL: r.TokenEndpoint, AuthStyle: oauth2.AuthStyleInParams}}
+	cfg := oauth2.Config{ClientID: r.ClientID, ClientSecret: r.ClientSecret,
+		Endpoint: oauth2.Endpoint{TokenURL: r.TokenEndpoint, AuthStyle: authStyle(r.TokenAuthMethod)}}
 	ctx = context.WithValue(ctx, oauth2.HTTPClient, s.hc)
 	tok, err := cfg.TokenSource(ctx, &oauth2.Token{RefreshToken: r.RefreshToken}).Token()
 	if err != nil {

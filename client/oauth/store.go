@@ -19,13 +19,20 @@ var ErrNoTokens = errors.New("oauth: no stored tokens; log in first")
 // Record is what a [Store] keeps: the tokens and what is needed to refresh
 // them in a later process.
 type Record struct {
-	Issuer        string    `json:"issuer"`
-	TokenEndpoint string    `json:"token_endpoint"`
-	ClientID      string    `json:"client_id"`
-	Resource      string    `json:"resource,omitempty"`
-	AccessToken   string    `json:"access_token"`
-	RefreshToken  string    `json:"refresh_token,omitempty"`
-	Expiry        time.Time `json:"expiry,omitzero"`
+	Issuer        string `json:"issuer"`
+	TokenEndpoint string `json:"token_endpoint"`
+	ClientID      string `json:"client_id"`
+	// ClientSecret and TokenAuthMethod are how a confidential client
+	// authenticates at the token endpoint; both empty for a public client.
+	ClientSecret    string    `json:"client_secret,omitempty"`
+	TokenAuthMethod string    `json:"token_endpoint_auth_method,omitempty"`
+	Resource        string    `json:"resource,omitempty"`
+	AccessToken     string    `json:"access_token"`
+	RefreshToken    string    `json:"refresh_token,omitempty"`
+	Expiry          time.Time `json:"expiry,omitzero"`
+	// Scopes are those granted (the token response's scope), or requested
+	// when the issuer did not say.
+	Scopes []string `json:"scopes,omitempty"`
 }
 
 // Store keeps one [Record]. Save must be atomic: after a crash, Load

@@ -4,6 +4,7 @@
 //	trident tools URL
 //	trident call [-arg key=value]... [-json '{...}'|@file|-] TOOL URL
 //	trident login [-client-id ID] [-port N] URL
+//	trident conformance URL    (the MCP conformance suite's client mode)
 //
 // The endpoint URL always comes last, so scripts (and the MCP conformance
 // runner, which appends the URL) can drive it. Tokens from login are kept in
@@ -36,6 +37,8 @@ const usage = `usage:
   trident tools [flags] URL                 list the tools
   trident call  [flags] TOOL URL            call a tool
   trident login [flags] URL                 sign in (OAuth 2.1, PKCE) and keep the tokens
+  trident conformance [flags] URL           run the MCP conformance scenario named in
+                                            MCP_CONFORMANCE_SCENARIO (see trident conformance -h)
 
 common flags:
   -tokens FILE     token file (default: %s)
@@ -51,6 +54,9 @@ login flags:
   -port N          loopback port for the redirect (default: any free port)
   -no-browser      only print the authorization URL
 `
+
+// version is sent as clientInfo.version in initialize.
+const version = "0.1.0"
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
@@ -68,6 +74,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	cmd := args[0]
+	if cmd == "conformance" {
+		return runConformance(args[1:], os.Getenv, stdout, stderr)
+	}
 	fs := flag.NewFlagSet("trident "+cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprintf(stderr, usage, defPath) }

@@ -132,3 +132,47 @@ func TestLoginThenAuthenticatedCall(t *testing.T) {
 		t.Error("the call carried no bearer token")
 	}
 }
+
+func TestConformanceEntryPoint(t *testing.T) {
+	env := faultserver.Start(t, faultserver.Options{RequireSession: true}, true)
+	vars := map[string]string{
+		"MCP_CONFORMANCE_SCENARIO": "trident/custom",
+		"MCP_CONFORMANCE_CONTEXT":  `{"name":"trident/custom","toolCalls":[{"name":"get_service_info","arguments":{}}]}`,
+	}
+	var out, errb bytes.Buffer
+	code := runConformance([]string{"-client-metadata-url=", env.Endpoint}, func(k string) string { return vars[k] }, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "tools/call get_service_info") {
+		t.Errorf("output %q shows no call", out.String())
+	}
+	reqs := env.Server.Requests()
+	if len(reqs) == 0 || reqs[len(reqs)-1].Token == "" {
+		t.Error("the last call carried no bearer token: the 401 did not lead to an authorization")
+	}
+}
+
+func TestConformanceUsage(t *testing.T) {
+	none := func(string) string { return "" }
+	tests := []struct {
+		name string
+		args []string
+		env  func(string) string
+		want int
+	}{
+		{"no URL", nil, func(string) string { return "initialize" }, 2},
+		{"no scenario", []string{"http://127.0.0.1:1/mcp"}, none, 2},
+		{"bad context", []string{"http://127.0.0.1:1/mcp"}, func(k string) string {
+			return map[string]string{"MCP_CONFORMANCE_SCENARIO": "x", "MCP_CONFORMANCE_CONTEXT": "{"}[k]
+		}, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			if code := runConformance(tt.args, tt.env, &out, &errb); code != tt.want {
+				t.Errorf("exit %d, want %d (stderr %s)", code, tt.want, errb.String())
+			}
+		})
+	}
+}

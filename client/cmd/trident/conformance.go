@@ -1,0 +1,190 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tridenttaxis/trident-mcp/client"
+	"github.com/tridenttaxis/trident-mcp/client/oauth"
+)
+
+// conformanceUsage documents the entry point of the official MCP
+// conformance suite's client mode (@modelcontextprotocol/conformance): the
+// runner appends the test server's URL, names the scenario in
+// MCP_CONFORMANCE_SCENARIO and passes credentials, when a scenario has
+// them, in MCP_CONFORMANCE_CONTEXT.
+const conformanceUsage = `usage: trident conformance [flags] URL
+
+Runs one scenario of the MCP conformance suite's client mode against URL:
+initialize, list the tools, call the scenario's tool; on a 401 or a 403
+insufficient_scope, discover, register (client ID metadata document,
+pre-registered client from MCP_CONFORMANCE_CONTEXT, or dynamic registration),
+authorize with PKCE S256 and RFC 8707 resource, and retry. The authorization
+server's redirect is followed without a browser.
+
+flags:
+  -client-metadata-url U  client ID metadata document URL offered where the
+                          issuer supports one ("" never; default: the suite's)
+  -timeout D              overall timeout (default 25s, under the runner's 30s)
+`
+
+// suiteClientMetadataURL is the client ID metadata document URL the suite's
+// auth/basic-cimd scenario expects (its servers never fetch it).
+const suiteClientMetadataURL = "https://conformance-test.local/client-metadata.json"
+
+// toolCall is one tools/call a scenario expects.
+type toolCall struct {
+	Name      string         `json:"name"`
+	Arguments map[string]any `json:"arguments"`
+}
+
+// scenarioCalls names the tool calls of each core scenario; every auth/
+// scenario serves "test-tool". A scenario not listed gets initialize and
+// tools/list, plus any toolCalls in its context.
+var scenarioCalls = map[string][]toolCall{
+	"initialize":                          nil,
+	"tools_call":                          {{Name: "add_numbers", Arguments: map[string]any{"a": 5, "b": 3}}},
+	"elicitation-sep1034-client-defaults": {{Name: "test_client_elicitation_defaults"}},
+	"sse-retry":                           {{Name: "test_reconnection"}},
+}
+
+// conformanceContext is MCP_CONFORMANCE_CONTEXT.
+type conformanceContext struct {
+	ClientID     string     `json:"client_id"`
+	ClientSecret string     `json:"client_secret"`
+	ToolCalls    []toolCall `json:"toolCalls"`
+}
+
+func runConformance(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("trident conformance", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, conformanceUsage) }
+	metadataURL := fs.String("client-metadata-url", suiteClientMetadataURL, "client ID metadata document URL")
+	timeout := fs.Duration("timeout", 25*time.Second, "overall timeout")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintln(stderr, "trident conformance: the endpoint URL must be the last argument")
+		return 2
+	}
+	endpoint := fs.Arg(fs.NArg() - 1)
+	scenario := getenv("MCP_CONFORMANCE_SCENARIO")
+	if scenario == "" {
+		fmt.Fprintln(stderr, "trident conformance: MCP_CONFORMANCE_SCENARIO is not set")
+		return 2
+	}
+	var cc conformanceContext
+	if raw := getenv("MCP_CONFORMANCE_CONTEXT"); raw != "" {
+		if err := json.Unmarshal([]byte(raw), &cc); err != nil {
+			fmt.Fprintf(stderr, "trident conformance: MCP_CONFORMANCE_CONTEXT: %v\n", err)
+			return 2
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	defer cancel()
+
+	hc := &http.Client{} // the context bounds everything, streams included
+	az, err := oauth.NewAuthorizer(oauth.LoginConfig{
+		Endpoint:          endpoint,
+		HTTPClient:        hc,
+		ClientID:          cc.ClientID,
+		ClientSecret:      cc.ClientSecret,
+		ClientMetadataURL: *metadataURL,
+		ClientName:        "trident conformance client",
+		OpenURL:           followRedirect(hc),
+		Timeout:           15 * time.Second,
+		Store:             &oauth.MemoryStore{},
+	})
+	if err != nil {
+		fmt.Fprintln(stderr, "trident conformance:", err)
+		return 1
+	}
+	c, err := client.New(endpoint,
+		client.WithHTTPClient(hc),
+		client.WithHandshake(client.HandshakeAlways),
+		client.WithTokenSource(az),
+		client.WithClientInfo("trident", version),
+		// No user to ask: accept with the form's defaults, as a user who
+		// submits an untouched form would (SEP-1034).
+		client.WithElicitation(func(_ context.Context, req *client.ElicitRequest) (*client.ElicitResult, error) {
+			content := req.Defaults()
+			if content == nil {
+				content = map[string]any{}
+			}
+			return &client.ElicitResult{Action: "accept", Content: content}, nil
+		}),
+	)
+	if err != nil {
+		fmt.Fprintln(stderr, "trident conformance:", err)
+		return 2
+	}
+	if err := playScenario(ctx, c, scenario, cc, stdout); err != nil {
+		fmt.Fprintf(stderr, "trident conformance: %s: %v\n", scenario, err)
+		return 1
+	}
+	return 0
+}
+
+// playScenario initializes (the client's handshake), lists the tools and
+// makes the scenario's calls, each of which must be a listed tool.
+func playScenario(ctx context.Context, c *client.Client, scenario string, cc conformanceContext, out io.Writer) error {
+	calls, known := scenarioCalls[scenario]
+	if !known && strings.HasPrefix(scenario, "auth/") {
+		calls = []toolCall{{Name: "test-tool"}}
+	}
+	calls = append(calls, cc.ToolCalls...)
+	tools, err := c.ListTools(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "tools/list: %d tools\n", len(tools))
+	for _, call := range calls {
+		if !slices.ContainsFunc(tools, func(t client.Tool) bool { return t.Name == call.Name }) {
+			return fmt.Errorf("the server lists no tool %q", call.Name)
+		}
+		args := call.Arguments
+		if args == nil {
+			args = map[string]any{}
+		}
+		res, err := c.Call(ctx, call.Name, args, nil)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "tools/call %s: %s\n", call.Name, res.Text())
+	}
+	return nil
+}
+
+// followRedirect plays the browser for an authorization server that
+// approves at once (as the suite's do): it fetches the authorization URL and
+// follows the redirect to the loopback callback, which hands the code to
+// the waiting flow. Anything else (an error page, a login form) is an
+// error, not a hang.
+func followRedirect(hc *http.Client) func(string) error {
+	return func(authURL string) error {
+		resp, err := hc.Get(authURL)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		host := resp.Request.URL.Hostname()
+		if ip := net.ParseIP(host); (ip == nil || !ip.IsLoopback()) && host != "localhost" || resp.Request.URL.Path != "/callback" {
+			return fmt.Errorf("the authorization server did not redirect to the loopback callback (ended at %s, HTTP %d)", resp.Request.URL.Redacted(), resp.StatusCode)
+		}
+		if resp.StatusCode != http.StatusOK {
+			return errors.New(strings.TrimSpace(string(body)))
+		}
+		return nil
+	}
+}

@@ -1,0 +1,145 @@
+package oauth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tridenttaxis/trident-mcp/client"
+)
+
+// ErrScopeRefused means the server answered insufficient_scope for scopes
+// the token already carries: authorizing again would ask for the same
+// thing and loop (MCP 2025-11-25 "scope challenge handling").
+var ErrScopeRefused = errors.New("oauth: the server refuses scopes the token already carries")
+
+// ErrTooManyAuthorizations means an [Authorizer] already ran the flow as
+// often as it may; the server keeps refusing what it issues.
+var ErrTooManyAuthorizations = errors.New("oauth: authorization limit reached")
+
+// DefaultMaxAuthorizations is how often an [Authorizer] runs the flow in
+// its life: a first authorization, a step-up, and one re-consent.
+const DefaultMaxAuthorizations = 3
+
+// Authorizer is a [client.Authorizer]: it sends the stored token (none
+// before the first authorization), and when the server challenges it,
+// refreshes (a 401 for a token it holds a refresh token for) or runs the
+// authorization-code flow of [Login] (no token yet, a revoked family, or a
+// 403 insufficient_scope asking for more scopes, which are requested
+// together with those already granted). Concurrent challenges share one
+// flow. It is safe for concurrent use.
+type Authorizer struct {
+	cfg  LoginConfig
+	opts []SourceOption
+	max  int
+
+	src  atomic.Pointer[Source]
+	mu   sync.Mutex // one flow at a time
+	runs int
+}
+
+var _ client.Authorizer = (*Authorizer)(nil)
+
+// NewAuthorizer returns an Authorizer that runs the flow with cfg (OpenURL
+// and Store are required) and refreshes with a [Source] over cfg.Store
+// configured by opts.
+func NewAuthorizer(cfg LoginConfig, opts ...SourceOption) (*Authorizer, error) {
+	if cfg.OpenURL == nil || cfg.Store == nil {
+		return nil, errors.New("oauth: NewAuthorizer needs OpenURL and Store")
+	}
+	if cfg.HTTPClient != nil {
+		opts = append([]SourceOption{WithHTTPClient(cfg.HTTPClient)}, opts...)
+	}
+	a := &Authorizer{cfg: cfg, opts: opts, max: DefaultMaxAuthorizations}
+	a.src.Store(NewSource(cfg.Store, opts...))
+	return a, nil
+}
+
+// SetMaxAuthorizations changes how often the flow may run. Default:
+// [DefaultMaxAuthorizations].
+func (a *Authorizer) SetMaxAuthorizations(n int) {
+	a.mu.Lock()
+	a.max = n
+	a.mu.Unlock()
+}
+
+// Authorizations counts the flows run so far.
+func (a *Authorizer) Authorizations() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.runs
+}
+
+// Token returns the stored access token, refreshed when about to expire,
+// or "" before the first authorization.
+func (a *Authorizer) Token(ctx context.Context) (string, error) {
+	t, err := a.src.Load().Token(ctx)
+	if errors.Is(err, ErrNoTokens) {
+		return "", nil
+	}
+	return t, err
+}
+
+// Refresh is [Source.Refresh]; the client calls Authorize instead.
+func (a *Authorizer) Refresh(ctx context.Context, rejected string) (string, error) {
+	return a.src.Load().Refresh(ctx, rejected)
+}
+
+// Authorize answers a challenge with a new token.
+func (a *Authorizer) Authorize(ctx context.Context, ch *client.Challenge) (string, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	src := a.src.Load()
+	rec, err := src.current(ctx)
+	if err != nil && !errors.Is(err, ErrNoTokens) {
+		return "", err
+	}
+	if rec != nil && rec.AccessToken != "" && rec.AccessToken != ch.Rejected &&
+		(!ch.InsufficientScope() || covers(rec.Scopes, ch.Scopes)) {
+		return rec.AccessToken, nil // replaced while this caller waited
+	}
+	var granted []string
+	if rec != nil {
+		granted = rec.Scopes
+	}
+	switch {
+	case ch.InsufficientScope() && covers(granted, ch.Scopes):
+		return "", fmt.Errorf("%w: %q (%s)", ErrScopeRefused, ch.Scopes, ch.Description)
+	case !ch.InsufficientScope() && ch.Rejected != "" && rec != nil && rec.RefreshToken != "":
+		t, err := src.Refresh(ctx, ch.Rejected)
+		if err == nil || !errors.Is(err, ErrReconsentRequired) {
+			return t, err
+		}
+	}
+	if a.runs >= a.max {
+		return "", fmt.Errorf("%w: ran the flow %d times", ErrTooManyAuthorizations, a.runs)
+	}
+	a.runs++
+	metadataURL := ch.ResourceMetadata
+	if metadataURL == "" {
+		metadataURL = a.cfg.ResourceMetadataURL
+	}
+	next, err := authorize(ctx, &a.cfg, metadataURL, ch.Scopes, granted)
+	if err != nil {
+		return "", err
+	}
+	a.src.Store(NewSource(a.cfg.Store, a.opts...))
+	return next.AccessToken, nil
+}
+
+// covers reports whether have includes every scope of want; an empty want
+// (a challenge naming no scope) is never covered, since it says nothing.
+func covers(have, want []string) bool {
+	if len(want) == 0 {
+		return false
+	}
+	for _, s := range want {
+		if !slices.Contains(have, s) {
+			return false
+		}
+	}
+	return true
+}
