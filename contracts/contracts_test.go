@@ -378,3 +378,16 @@ func TestGeneratedFilesCarryHeader(t *testing.T) {
 		t.Fatal("no generated files found")
 	}
 }
+
+// TestREADMEListsEveryErrorCode keeps the README's error table in step with the catalogue.
+func TestREADMEListsEveryErrorCode(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range errcodes.Catalogue {
+		if !bytes.Contains(b, []byte("| `"+string(e.Code)+"` |")) {
+			t.Errorf("README.md's error table lacks %s", e.Code)
+		}
+	}
+}
