@@ -127,6 +127,11 @@ func TestSampleReplay(t *testing.T) {
 			if d := jsonDiff(t, s.Response, r.body); d != "" {
 				t.Errorf("response differs from the sample (-want +got):\n%s", d)
 			}
+			// Same value is not enough for people comparing curl output
+			// with the docs: links must read "&dropoff=", not "\u0026dropoff=".
+			if bytes.Contains(r.body, []byte(`\u0026`)) || bytes.Contains(r.body, []byte(`\u003c`)) {
+				t.Errorf("reply is HTML-escaped: %s", r.body)
+			}
 			for k, v := range s.HTTP.Headers {
 				if got := r.header.Get(k); got != v {
 					t.Errorf("header %s = %q, want %q", k, got, v)

@@ -164,7 +164,7 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
-	handler.ServeHTTP(w, r)
+	handler.ServeHTTP(&htmlUnescaper{ResponseWriter: w}, r)
 }
 
 // readBody reads the whole body within MaxBodyBytes, answering 413 above it.
