@@ -32,18 +32,9 @@ func ObtainToken(ctx context.Context, cfg *Config) (string, error) {
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	issuer := strings.TrimRight(cfg.Issuer, "/")
-	var meta struct {
-		Issuer                        string   `json:"issuer"`
-		AuthorizationEndpoint         string   `json:"authorization_endpoint"`
-		TokenEndpoint                 string   `json:"token_endpoint"`
-		RegistrationEndpoint          string   `json:"registration_endpoint"`
-		CodeChallengeMethodsSupported []string `json:"code_challenge_methods_supported"`
-	}
-	if err := getJSON(ctx, hc, issuer+"/.well-known/oauth-authorization-server", &meta); err != nil {
-		return "", fmt.Errorf("issuer metadata: %w", err)
-	}
-	if meta.AuthorizationEndpoint == "" || meta.TokenEndpoint == "" {
-		return "", fmt.Errorf("issuer metadata of %s lacks authorization_endpoint or token_endpoint", issuer)
+	meta, err := discoverIssuer(ctx, hc, issuer)
+	if err != nil {
+		return "", err
 	}
 	clientID, secret := cfg.ClientID, cfg.ClientSecret
 	if clientID == "" {
@@ -106,6 +97,54 @@ func ObtainToken(ctx context.Context, cfg *Config) (string, error) {
 		return "", fmt.Errorf("token exchange: %w", err)
 	}
 	return tok.AccessToken, nil
+}
+
+// issuerMetadata is the part of RFC 8414 metadata the flow uses.
+type issuerMetadata struct {
+	Issuer                        string   `json:"issuer"`
+	AuthorizationEndpoint         string   `json:"authorization_endpoint"`
+	TokenEndpoint                 string   `json:"token_endpoint"`
+	RegistrationEndpoint          string   `json:"registration_endpoint"`
+	CodeChallengeMethodsSupported []string `json:"code_challenge_methods_supported"`
+}
+
+// MetadataURLs lists where an issuer's metadata may live, in the order the
+// MCP authorization spec tries them: RFC 8414's form (the well-known suffix
+// between host and path, which is where Supabase serves it for
+// https://<ref>.supabase.co/auth/v1), OpenID discovery in the same form, and
+// the suffix appended to the issuer (OpenID's form, which the dev issuer
+// also serves).
+func MetadataURLs(issuer string) []string {
+	issuer = strings.TrimRight(issuer, "/")
+	u, err := url.Parse(issuer)
+	if err != nil || u.Path == "" {
+		return []string{issuer + "/.well-known/oauth-authorization-server", issuer + "/.well-known/openid-configuration"}
+	}
+	root := u.Scheme + "://" + u.Host
+	return []string{
+		root + "/.well-known/oauth-authorization-server" + u.Path,
+		root + "/.well-known/openid-configuration" + u.Path,
+		issuer + "/.well-known/oauth-authorization-server",
+		issuer + "/.well-known/openid-configuration",
+	}
+}
+
+// discoverIssuer fetches the first metadata document of [MetadataURLs]
+// that names both endpoints the flow needs.
+func discoverIssuer(ctx context.Context, hc *http.Client, issuer string) (issuerMetadata, error) {
+	var errs []string
+	for _, u := range MetadataURLs(issuer) {
+		var meta issuerMetadata
+		err := getJSON(ctx, hc, u, &meta)
+		if err == nil && (meta.AuthorizationEndpoint == "" || meta.TokenEndpoint == "") {
+			err = fmt.Errorf("%s lacks authorization_endpoint or token_endpoint", u)
+		}
+		if err == nil {
+			return meta, nil
+		}
+		errs = append(errs, err.Error())
+	}
+	return issuerMetadata{}, fmt.Errorf("issuer metadata of %s not found:\n  %s", issuer, strings.Join(errs, "\n  "))
 }
 
 func getJSON(ctx context.Context, hc *http.Client, u string, v any) error {

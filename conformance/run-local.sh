@@ -1,37 +1,61 @@
 #!/usr/bin/env bash
 # Run the conformance suite.
 #
-#   conformance/run-local.sh                      build the server, start it on a free
-#                                                 loopback port (plus a second instance
-#                                                 whose router is down, for
-#                                                 ROUTING_UNAVAILABLE), run the whole
-#                                                 suite, stop both
-#   conformance/run-local.sh --endpoint URL       run the suite against a running server
+#   conformance/run-local.sh                      build the server and the dev OAuth issuer,
+#                                                 run the whole suite twice on loopback, and
+#                                                 stop everything:
+#                                                   public  the server in public mode (plus a
+#                                                           second instance whose router is
+#                                                           down, for ROUTING_UNAVAILABLE)
+#                                                   oauth   tools/dev-issuer on a free port and
+#                                                           the server with MCP_REQUIRE_OAUTH=true
+#                                                           against it (plus a router-down
+#                                                           instance); the suite obtains its own
+#                                                           token (DCR, PKCE, auto-approved
+#                                                           consent) and is given an expired one
+#                                                           minted by the issuer
+#                                                 Exits non-zero if either pass fails.
+#   conformance/run-local.sh --pass public|oauth  run one pass only
+#   conformance/run-local.sh --endpoint URL       run the suite once against a running server
+#                                                 (OAuth options via CONFORMANCE_* or -- ARGS)
 #   conformance/run-local.sh [...] -- ARGS        pass ARGS to the suite binary, e.g.
 #                                                 -- --ginkgo.label-filter=samples
 #
 # Environment:
-#   JUNIT=path.xml        also write a JUnit XML report
-#   SERVER_PKG=./pkg      local mode: the server package to build (default
-#                         ./server/cmd/trident-mcp)
-#   OAUTH_ISSUER=URL      local mode: start the server with MCP_REQUIRE_OAUTH=true and
-#                         this issuer; the suite obtains a token from it
-#                         (CONFORMANCE_ISSUER defaults to it; the dev issuer must
-#                         honour X-Dev-Auto-Approve)
-#   CONFORMANCE_*         every suite option (see conformance/README.md)
+#   JUNIT=path.xml        also write JUnit XML: path.xml with --endpoint, otherwise
+#                         path-public.xml and path-oauth.xml, one per pass
+#   SERVER_PKG=./pkg      the server package to build (default ./server/cmd/trident-mcp)
+#   OAUTH_ISSUER=URL      oauth pass: use this issuer instead of starting the dev issuer
+#                         (it must honour X-Dev-Auto-Approve, or pass CONFORMANCE_TOKEN;
+#                         the expired-token case needs CONFORMANCE_EXPIRED_TOKEN)
+#   FARE_CLOCK            the servers' fare clock (default 2025-06-18T09:00:00Z: the
+#                         samples are daytime quotes without departAt)
+#   CONFORMANCE_*         every suite option (see conformance/README.md); they win over
+#                         what this script sets
 #
-# Exits with the suite's status.
+# How the expired token is made: the dev issuer runs with --dev-admin, which
+# serves POST /auth/v1/admin/mint-token (tools/dev-issuer/mint.go); ttl=-1h
+# signs a token with the issuer's real key whose exp passed an hour ago.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 endpoint=""
+passes="public oauth"
 suite_args=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--endpoint) endpoint="$2"; shift 2 ;;
 	--endpoint=*) endpoint="${1#--endpoint=}"; shift ;;
+	--pass) passes="$2"; shift 2 ;;
+	--pass=*) passes="${1#--pass=}"; shift ;;
 	--) shift; suite_args+=("$@"); break ;;
 	*) suite_args+=("$1"); shift ;;
+	esac
+done
+for p in $passes; do
+	case "$p" in
+	public | oauth) ;;
+	*) echo "run-local: --pass $p: want public or oauth" >&2; exit 2 ;;
 	esac
 done
 
@@ -60,52 +84,135 @@ free_port() {
 	return 1
 }
 
-# start ADDR [ENV...]: start the server on ADDR and wait for /healthz.
-start() {
-	local addr="$1"; shift
-	env ADDR="$addr" PUBLIC_BASE_URL="http://$addr" FARE_CLOCK="${FARE_CLOCK:-2025-06-18T09:00:00Z}" "$@" "$tmp/trident-mcp" >"$tmp/server-$addr.log" 2>&1 &
-	pids+=("$!")
-	for _ in $(seq 1 200); do
-		if curl -fsS "http://$addr/healthz" >/dev/null 2>&1; then
+# wait_ready NAME URL LOG: wait until URL answers 200 while the last started
+# process lives. The server's /readyz turns 200 only once it holds the
+# issuer's signing keys, so an OAuth pass never starts before it can verify.
+wait_ready() {
+	local name="$1" url="$2" log="$3" pid="${pids[-1]}"
+	for _ in $(seq 1 300); do
+		if curl -fsS -o /dev/null "$url" 2>/dev/null; then
 			return 0
 		fi
-		if ! kill -0 "${pids[-1]}" 2>/dev/null; then
-			echo "run-local: the server on $addr exited:" >&2
-			cat "$tmp/server-$addr.log" >&2
+		if ! kill -0 "$pid" 2>/dev/null; then
+			echo "run-local: $name exited:" >&2
+			cat "$log" >&2
 			return 1
 		fi
 		sleep 0.05
 	done
-	echo "run-local: the server on $addr never answered /healthz:" >&2
-	cat "$tmp/server-$addr.log" >&2
+	echo "run-local: $name never answered $url with 200:" >&2
+	curl -sS "$url" >&2 || true
+	cat "$log" >&2
 	return 1
+}
+
+# start_server ADDR [ENV...]: start the server on ADDR and wait for /readyz.
+start_server() {
+	local addr="$1"; shift
+	local log="$tmp/server-$addr.log"
+	env ADDR="$addr" PUBLIC_BASE_URL="http://$addr" FARE_CLOCK="${FARE_CLOCK:-2025-06-18T09:00:00Z}" "$@" \
+		"$tmp/trident-mcp" >"$log" 2>&1 &
+	pids+=("$!")
+	wait_ready "the server on $addr" "http://$addr/readyz" "$log"
+}
+
+# run_suite NAME JUNIT ENDPOINT [ENV...]: run the suite binary; ENV are
+# defaults that the caller's CONFORMANCE_* variables override.
+run_suite() {
+	local name="$1" junit="$2" ep="$3"; shift 3
+	local defaults=() kv var
+	for kv in "$@"; do
+		# Keep a default only when the caller did not set that variable.
+		var="${kv%%=*}"
+		[ -n "${!var:-}" ] || defaults+=("$kv")
+	done
+	local args=(-test.run '^TestConformance$' --endpoint="$ep")
+	if [ -n "$junit" ]; then
+		args+=(--ginkgo.junit-report="$junit")
+	fi
+	echo "run-local: [$name] running the suite against $ep" >&2
+	env "${defaults[@]}" "$tmp/conformance.test" "${args[@]}" "${suite_args[@]}"
+}
+
+junit_for() {
+	[ -n "${JUNIT:-}" ] || return 0
+	echo "${JUNIT%.xml}-$1.xml"
 }
 
 echo "run-local: building the suite" >&2
 go test -c -o "$tmp/conformance.test" ./conformance
 
-if [ -z "$endpoint" ]; then
-	echo "run-local: building and starting the server" >&2
-	go build -o "$tmp/trident-mcp" "${SERVER_PKG:-./server/cmd/trident-mcp}"
-	addr="127.0.0.1:$(free_port)"
-	server_env=()
-	if [ -n "${OAUTH_ISSUER:-}" ]; then
-		server_env+=(MCP_REQUIRE_OAUTH=true OAUTH_ISSUER="$OAUTH_ISSUER")
-		export CONFORMANCE_ISSUER="${CONFORMANCE_ISSUER:-$OAUTH_ISSUER}"
-	fi
-	start "$addr" "${server_env[@]}"
-	endpoint="http://$addr/mcp"
-	# A second instance whose router is unreachable, for ROUTING_UNAVAILABLE.
-	down="127.0.0.1:$(free_port)"
-	start "$down" "${server_env[@]}" ROUTER=osrm OSRM_URL="http://127.0.0.1:$(free_port)"
-	export CONFORMANCE_ROUTING_DOWN_ENDPOINT="${CONFORMANCE_ROUTING_DOWN_ENDPOINT:-http://$down/mcp}"
+if [ -n "$endpoint" ]; then
+	status=0
+	run_suite endpoint "${JUNIT:-}" "$endpoint" || status=$?
+	exit "$status"
 fi
 
-args=(-test.run '^TestConformance$' --endpoint="$endpoint")
-if [ -n "${JUNIT:-}" ]; then
-	args+=(--ginkgo.junit-report="$JUNIT")
+echo "run-local: building the server and the dev issuer" >&2
+go build -o "$tmp/trident-mcp" "${SERVER_PKG:-./server/cmd/trident-mcp}"
+go build -o "$tmp/dev-issuer" ./tools/dev-issuer
+
+# pass_public: the server as `make run` starts it.
+pass_public() {
+	local addr down
+	addr="127.0.0.1:$(free_port)"
+	start_server "$addr" || return
+	# A second instance whose router is unreachable, for ROUTING_UNAVAILABLE.
+	down="127.0.0.1:$(free_port)"
+	start_server "$down" ROUTER=osrm OSRM_URL="http://127.0.0.1:$(free_port)" || return
+	run_suite public "$(junit_for public)" "http://$addr/mcp" \
+		CONFORMANCE_MODE=public CONFORMANCE_ROUTING_DOWN_ENDPOINT="http://$down/mcp"
+}
+
+# pass_oauth: the dev issuer, and the server in OAuth mode against it.
+pass_oauth() {
+	local addr down resource issuer expired=""
+	addr="127.0.0.1:$(free_port)"
+	resource="http://$addr/mcp"
+	if [ -n "${OAUTH_ISSUER:-}" ]; then
+		issuer="$OAUTH_ISSUER"
+	else
+		local iaddr log
+		iaddr="127.0.0.1:$(free_port)"
+		log="$tmp/dev-issuer.log"
+		"$tmp/dev-issuer" --addr "$iaddr" --base-url "http://$iaddr" --resource "$resource" \
+			--dev-auto-approve --dev-admin >"$log" 2>&1 &
+		pids+=("$!")
+		issuer="http://$iaddr/auth/v1"
+		wait_ready "the dev issuer on $iaddr" "$issuer/health" "$log" || return
+		# An access token signed by the issuer's real key, expired an hour ago.
+		expired="$(curl -fsS -X POST "http://$iaddr/auth/v1/admin/mint-token" \
+			--data-urlencode "resource=$resource" --data-urlencode "ttl=-1h" |
+			sed -n 's/.*"access_token":"\([^"]*\)".*/\1/p')"
+		if [ -z "$expired" ]; then
+			echo "run-local: the dev issuer minted no expired token" >&2
+			cat "$log" >&2
+			return 1
+		fi
+	fi
+	local oauth_env=(MCP_REQUIRE_OAUTH=true OAUTH_ISSUER="$issuer")
+	start_server "$addr" "${oauth_env[@]}" || return
+	# A replica with its router down. It shares the resource URL, as replicas
+	# behind one address do, so the suite's token is good there too.
+	down="127.0.0.1:$(free_port)"
+	start_server "$down" "${oauth_env[@]}" MCP_RESOURCE_URL="$resource" \
+		ROUTER=osrm OSRM_URL="http://127.0.0.1:$(free_port)" || return
+	run_suite oauth "$(junit_for oauth)" "$resource" \
+		CONFORMANCE_MODE=oauth CONFORMANCE_ISSUER="$issuer" CONFORMANCE_AUTO_APPROVE=dev@tridenttaxis.test \
+		CONFORMANCE_EXPIRED_TOKEN="$expired" CONFORMANCE_ROUTING_DOWN_ENDPOINT="http://$down/mcp"
+}
+
+# Each pass runs in full even when the one before failed. errexit does not
+# apply inside a function called from `if`, so the passes return on errors
+# explicitly.
+failed=()
+for p in $passes; do
+	if ! "pass_$p"; then
+		failed+=("$p")
+	fi
+done
+if [ ${#failed[@]} -gt 0 ]; then
+	echo "run-local: FAILED: ${failed[*]} (passes run: $passes)" >&2
+	exit 1
 fi
-echo "run-local: running the suite against $endpoint" >&2
-status=0
-"$tmp/conformance.test" "${args[@]}" "${suite_args[@]}" || status=$?
-exit "$status"
+echo "run-local: passed: $passes" >&2

@@ -3,9 +3,6 @@ package selftest
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,27 +12,26 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	jose "github.com/go-jose/go-jose/v4"
-	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/tridenttaxis/trident-mcp/internal/brokenserver"
-	"github.com/tridenttaxis/trident-mcp/internal/brokenserver/fake"
+	"github.com/tridenttaxis/trident-mcp/internal/devissuer"
+	"github.com/tridenttaxis/trident-mcp/internal/devissuer/devissuertest"
 )
 
 // target is a server the suite can be pointed at.
 type target struct {
-	kind     string // "real" or "fake"
-	base     string // scheme://host
-	routing  string // endpoint with the router down, or ""
-	token    string // OAuth mode: valid token
-	expired  string // OAuth mode: expired token
-	issuer   string
-	extraEnv []string
+	base    string // scheme://host
+	routing string // endpoint with the router down, or ""
+	// OAuth mode only:
+	issuer  string // the dev issuer's URL
+	token   string // a valid token from the issuer's flow
+	expired string // an expired token signed by the issuer
 }
 
 func TestSuiteCatchesEveryBrokenVariant(t *testing.T) {
@@ -45,49 +41,65 @@ func TestSuiteCatchesEveryBrokenVariant(t *testing.T) {
 	root := moduleRoot(t)
 	dir := t.TempDir()
 	suite := build(t, root, filepath.Join(dir, "conformance.test"), "test", "-c", "./conformance")
+	bin := build(t, root, filepath.Join(dir, "trident-mcp"), "build", "./server/cmd/trident-mcp")
 
-	public := startPublic(t, root, dir)
-	oauth := startOAuthFake(t)
-	t.Logf("public server under test: %s (%s)", public.kind, public.base)
+	public := startPublic(t, bin)
+	oauth := startOAuth(t, bin)
+	t.Logf("public server %s; OAuth server %s with dev issuer %s", public.base, oauth.base, oauth.issuer)
 
 	t.Run("passes on the server itself", func(t *testing.T) {
 		t.Parallel()
-		res := runSuite(t, suite, dir, "direct", public.base, public)
+		res := runSuite(t, suite, dir, "direct", public.base, public, "--mode=public")
 		if res.exit != 0 {
-			t.Fatalf("the suite fails on the %s server; failing specs:\n%s\n%s", public.kind, strings.Join(res.failed, "\n"), res.output)
+			t.Fatalf("the suite fails on the server; failing specs:\n%s\n%s", strings.Join(res.failed, "\n"), res.output)
 		}
 	})
 	t.Run("passes through the identity proxy", func(t *testing.T) {
 		t.Parallel()
 		px := httptest.NewServer(brokenserver.Proxy(public.base, brokenserver.Variant{}, brokenserver.Options{}))
 		t.Cleanup(px.Close)
-		res := runSuite(t, suite, dir, "identity", px.URL, public)
+		res := runSuite(t, suite, dir, "identity", px.URL, public, "--mode=public")
 		if res.exit != 0 {
 			t.Fatalf("the suite fails through the identity proxy; failing specs:\n%s\n%s", strings.Join(res.failed, "\n"), res.output)
 		}
 	})
-	t.Run("passes on the OAuth server", func(t *testing.T) {
+	t.Run("passes on the server in OAuth mode", func(t *testing.T) {
 		t.Parallel()
-		res := runSuite(t, suite, dir, "oauth", oauth.base, oauth, "--mode=oauth")
+		// No --token: the suite runs the flow itself (metadata, DCR, PKCE,
+		// auto-approved consent, exchange) against the dev issuer.
+		up := oauth
+		up.token = ""
+		res := runSuite(t, suite, dir, "oauth-direct", oauth.base, up, "--mode=oauth")
 		if res.exit != 0 {
 			t.Fatalf("the suite fails on the OAuth server; failing specs:\n%s\n%s", strings.Join(res.failed, "\n"), res.output)
 		}
-		if res.skippedOAuth {
-			t.Fatal("the OAuth specs were skipped against an OAuth server")
+		if !res.oauthRan {
+			t.Fatal("the OAuth specs did not run against the OAuth server")
+		}
+	})
+	t.Run("passes through the identity proxy in OAuth mode", func(t *testing.T) {
+		t.Parallel()
+		px := httptest.NewServer(brokenserver.Proxy(oauth.base, brokenserver.Variant{}, brokenserver.Options{ValidToken: oauth.token}))
+		t.Cleanup(px.Close)
+		res := runSuite(t, suite, dir, "oauth-identity", px.URL, oauth, "--mode=oauth")
+		if res.exit != 0 {
+			t.Fatalf("the suite fails through the identity proxy in OAuth mode; failing specs:\n%s\n%s", strings.Join(res.failed, "\n"), res.output)
+		}
+		if !res.oauthRan {
+			t.Fatal("the OAuth specs did not run through the identity proxy")
 		}
 	})
 
 	for _, v := range brokenserver.Variants() {
 		t.Run("catches "+v.Name, func(t *testing.T) {
 			t.Parallel()
-			up := public
-			var extra []string
+			up, mode := public, "--mode=public"
 			if v.OAuth {
-				up, extra = oauth, []string{"--mode=oauth"}
+				up, mode = oauth, "--mode=oauth"
 			}
 			px := httptest.NewServer(brokenserver.Proxy(up.base, v, brokenserver.Options{ValidToken: up.token}))
 			t.Cleanup(px.Close)
-			res := runSuite(t, suite, dir, v.Name, px.URL, up, extra...)
+			res := runSuite(t, suite, dir, v.Name, px.URL, up, mode)
 			if res.exit == 0 {
 				t.Fatalf("the suite PASSED a server that %s\n%s", v.Defect, res.output)
 			}
@@ -109,10 +121,10 @@ func TestSuiteCatchesEveryBrokenVariant(t *testing.T) {
 }
 
 type result struct {
-	exit         int
-	failed       []string
-	skippedOAuth bool
-	output       string
+	exit     int
+	failed   []string
+	oauthRan bool // a spec under "in OAuth mode" passed
+	output   string
 }
 
 // runSuite runs the compiled suite against base/mcp and reads its JSON report.
@@ -126,10 +138,13 @@ func runSuite(t *testing.T, suite, dir, name, base string, up target, extra ...s
 		"--public-base-url=" + up.base, "--resource=" + up.base + "/mcp",
 		"--seed=20250618", "--property-cases=15", "--timeout=10s", "--known-failures=none",
 	}
-	if up.token != "" {
-		args = append(args, "--token="+up.token, "--expired-token="+up.expired, "--issuer="+up.issuer)
+	if up.issuer != "" {
+		args = append(args, "--issuer="+up.issuer, "--auto-approve="+devissuer.DefaultUser.Email, "--expired-token="+up.expired)
 	}
-	if up.routing != "" && name == "direct" {
+	if up.token != "" {
+		args = append(args, "--token="+up.token)
+	}
+	if up.routing != "" && (name == "direct" || name == "oauth-direct") {
 		args = append(args, "--routing-down-endpoint="+up.routing)
 	}
 	args = append(args, extra...)
@@ -171,82 +186,82 @@ func runSuite(t *testing.T, suite, dir, name, base string, up target, extra ...s
 			}
 		}
 	}
-	res.skippedOAuth = !oauthRan
+	res.oauthRan = oauthRan
 	return res
 }
 
-// startPublic starts the real server in public mode, or the fake when the
-// real one does not build yet (SELFTEST_REQUIRE_REAL=1 makes that an error).
-func startPublic(t *testing.T, root, dir string) target {
+// startPublic starts the real server in public mode, and a second instance
+// whose router is unreachable, for ROUTING_UNAVAILABLE.
+func startPublic(t *testing.T, bin string) target {
 	t.Helper()
-	bin := filepath.Join(dir, "trident-mcp")
-	cmd := exec.Command("go", "build", "-o", bin, "./server/cmd/trident-mcp")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		if os.Getenv("SELFTEST_REQUIRE_REAL") == "1" {
-			t.Fatalf("server/cmd/trident-mcp does not build:\n%s", out)
-		}
-		t.Logf("NOTE: server/cmd/trident-mcp does not build yet, so the self-test runs against the test double internal/brokenserver/fake (set SELFTEST_REQUIRE_REAL=1 to make this an error):\n%s", tail(string(out), 600))
-		return startFake(t, fake.Options{})
-	}
-	base := startProcess(t, bin, nil)
-	// The same server with its router unreachable, for ROUTING_UNAVAILABLE.
-	routing := startProcess(t, bin, []string{"ROUTER=osrm", "OSRM_URL=http://" + closedAddr(t)})
-	return target{kind: "real", base: base, routing: routing + "/mcp"}
+	base := startProcess(t, bin, closedAddr(t), nil)
+	routing := startProcess(t, bin, closedAddr(t), []string{"ROUTER=osrm", "OSRM_URL=http://" + closedAddr(t)})
+	return target{base: base, routing: routing + "/mcp"}
 }
 
-func startFake(t *testing.T, opts fake.Options) target {
+// startOAuth starts the real server with MCP_REQUIRE_OAUTH=true against an
+// in-process dev issuer (the same code as tools/dev-issuer), takes a valid
+// token through the issuer's OAuth flow, and has the issuer sign an expired
+// one. It checks that the expired token differs from a good one only in its
+// exp: the same claims with a future exp are accepted, so a server that
+// refuses it refuses it for the right reason.
+func startOAuth(t *testing.T, bin string) target {
 	t.Helper()
-	h, err := fake.Handler(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	down := opts
-	down.RoutingDown = true
-	hd, _ := fake.Handler(down)
-	rd := httptest.NewServer(hd)
-	t.Cleanup(rd.Close)
-	return target{kind: "fake", base: srv.URL, routing: rd.URL + "/mcp"}
-}
+	addr := closedAddr(t)
+	resource := "http://" + addr + "/mcp"
+	iss := devissuertest.New(t, devissuer.Options{Resources: []string{resource}})
+	env := []string{"MCP_REQUIRE_OAUTH=true", "OAUTH_ISSUER=" + iss.IssuerURL()}
+	base := startProcess(t, bin, addr, env)
+	// A replica with its router down, sharing the resource URL so that the
+	// same token is good there.
+	routing := startProcess(t, bin, closedAddr(t), slices.Concat(env, []string{"MCP_RESOURCE_URL=" + resource, "ROUTER=osrm", "OSRM_URL=http://" + closedAddr(t)}))
 
-// startOAuthFake starts the fake in OAuth mode and mints its tokens.
-// TODO(lead): once tools/dev-issuer and the server's OAuth mode land, run the
-// real server with MCP_REQUIRE_OAUTH=true against an in-process dev issuer.
-func startOAuthFake(t *testing.T) target {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const issuer = "http://issuer.invalid/auth/v1"
-	tg := startFake(t, fake.Options{OAuthKey: &key.PublicKey, OAuthIssuer: issuer})
+	now := time.Now()
 	mint := func(exp time.Time) string {
-		signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key}, (&jose.SignerOptions{}).WithType("JWT").WithHeader("kid", "k1"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		tok, err := jwt.Signed(signer).Claims(map[string]any{
-			"iss": issuer, "aud": []string{"authenticated", tg.base + "/mcp"}, "sub": "6f1c7a2e-5b8d-4c3e-9a1f-2d7e8b9c0a11",
-			"client_id": "selftest", "exp": exp.Unix(), "iat": exp.Add(-time.Hour).Unix(),
-		}).Serialize()
+		tok, err := iss.MintAccessToken(devissuer.TokenClaims{
+			Resource: resource, ClientID: "selftest", SessionID: "00000000-0000-4000-8000-00000000c0de",
+			IssuedAt: exp.Add(-time.Hour), ExpiresAt: exp,
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return tok
 	}
-	tg.token, tg.expired, tg.issuer = mint(time.Now().Add(time.Hour)), mint(time.Now().Add(-time.Hour)), issuer
-	return tg
+	if st := callStatus(t, resource, mint(now.Add(time.Hour))); st != http.StatusOK {
+		t.Fatalf("the OAuth server refuses a live token minted by the dev issuer (HTTP %d): the expired-token case would prove nothing", st)
+	}
+	expired := mint(now.Add(-time.Hour))
+	if st := callStatus(t, resource, expired); st != http.StatusUnauthorized {
+		t.Fatalf("the OAuth server answers an expired token with HTTP %d, want 401", st)
+	}
+	tok := iss.Token(t, iss.Config(t), resource, "")
+	return target{base: base, routing: routing + "/mcp", issuer: iss.IssuerURL(), token: tok.AccessToken, expired: expired}
+}
+
+// callStatus calls get_service_info at endpoint with token and returns the
+// HTTP status.
+func callStatus(t *testing.T, endpoint, token string) int {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, endpoint,
+		strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_service_info","arguments":{}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }
 
 // fareClock is the instant the server under test prices undated calls at.
 const fareClock = "2025-06-18T09:00:00Z"
 
-// startProcess runs the server binary on a free loopback port and waits for /healthz.
-func startProcess(t *testing.T, bin string, env []string) string {
+// startProcess runs the server binary on addr and waits for /readyz, which
+// in OAuth mode turns 200 only once the server holds the issuer's keys.
+func startProcess(t *testing.T, bin, addr string, env []string) string {
 	t.Helper()
-	addr := closedAddr(t)
 	base := "http://" + addr
 	cmd := exec.Command(bin)
 	// The samples were taken by day and give no departAt, so the fare clock is
@@ -266,7 +281,7 @@ func startProcess(t *testing.T, bin string, env []string) string {
 	tick := time.NewTicker(25 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		if resp, err := http.Get(base + "/healthz"); err == nil {
+		if resp, err := http.Get(base + "/readyz"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				return base
@@ -274,7 +289,7 @@ func startProcess(t *testing.T, bin string, env []string) string {
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("the server at %s never answered /healthz:\n%s", base, tail(logs.String(), 2000))
+			t.Fatalf("the server at %s never answered /readyz with 200:\n%s", base, tail(logs.String(), 2000))
 		case <-tick.C:
 		}
 	}

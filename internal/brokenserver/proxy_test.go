@@ -69,3 +69,30 @@ func TestVariantsEditTheExchange(t *testing.T) {
 		t.Errorf("ignores-accept forwarded Accept %q", got)
 	}
 }
+
+// accepts-query-token must hand the upstream what a server that reads the
+// query would act on: the token in the header and no access_token left in
+// the URL (the real server refuses any request that names one).
+func TestAcceptsQueryTokenMovesTheTokenToTheHeader(t *testing.T) {
+	var v Variant
+	for _, x := range Variants() {
+		if x.Name == "accepts-query-token" {
+			v = x
+		}
+	}
+	var gotQuery, gotAuth string
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gotQuery, gotAuth = r.URL.RawQuery, r.Header.Get("Authorization")
+	}))
+	defer up.Close()
+	px := httptest.NewServer(Proxy(up.URL, v, Options{ValidToken: "good"}))
+	defer px.Close()
+	resp, err := http.Post(px.URL+"/mcp?access_token=good&keep=1", "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if gotQuery != "keep=1" || gotAuth != "Bearer good" {
+		t.Errorf("upstream saw query %q and Authorization %q, want keep=1 and Bearer good", gotQuery, gotAuth)
+	}
+}

@@ -13,7 +13,8 @@
 //	--resource             DEV_ISSUER_RESOURCES          allowed RFC 8707 resource (repeat, or comma-separate in env)
 //	--dev-auto-approve     DEV_ISSUER_DEV_AUTO_APPROVE   honour ?dev_auto_approve=<email> / X-Dev-Auto-Approve (DEV ONLY)
 //	--auto-approve-user    DEV_ISSUER_AUTO_APPROVE_USER  approve every request as this user (DEV ONLY)
-//	--dev-admin            DEV_ISSUER_DEV_ADMIN          enable POST /auth/v1/admin/rotate-key (DEV ONLY)
+//	--dev-admin            DEV_ISSUER_DEV_ADMIN          enable POST /auth/v1/admin/rotate-key and
+//	                                                     POST /auth/v1/admin/mint-token (DEV ONLY; see MintPath)
 //	--refresh-reuse-interval DEV_ISSUER_REFRESH_REUSE_INTERVAL  Supabase-style reuse window (0 = off)
 //	--access-token-ttl     DEV_ISSUER_ACCESS_TOKEN_TTL   access token lifetime (1h)
 package main
@@ -86,7 +87,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, log io.
 	fs.Var(&resources, "resource", "allowed RFC 8707 resource indicator; repeat for several (default: any http(s) URI)")
 	autoApprove := fs.Bool("dev-auto-approve", envBool("DEV_ISSUER_DEV_AUTO_APPROVE"), "DEV ONLY: honour ?dev_auto_approve=<email> and the X-Dev-Auto-Approve header on /oauth/authorize")
 	autoUser := fs.String("auto-approve-user", getenv("DEV_ISSUER_AUTO_APPROVE_USER"), "DEV ONLY: approve every authorize request as this dev user")
-	devAdmin := fs.Bool("dev-admin", envBool("DEV_ISSUER_DEV_ADMIN"), "DEV ONLY: enable POST /auth/v1/admin/rotate-key")
+	devAdmin := fs.Bool("dev-admin", envBool("DEV_ISSUER_DEV_ADMIN"), "DEV ONLY: enable POST /auth/v1/admin/rotate-key and POST "+MintPath+" (signs any token, e.g. an expired one, for tests)")
 	reuse := fs.Duration("refresh-reuse-interval", envDur("DEV_ISSUER_REFRESH_REUSE_INTERVAL"), "accept a rotated refresh token again within this window (Supabase uses 10s; 0 = every reuse revokes)")
 	atTTL := fs.Duration("access-token-ttl", envDur("DEV_ISSUER_ACCESS_TOKEN_TTL"), "access token lifetime (default 1h)")
 	if err := fs.Parse(args); err != nil {
@@ -140,7 +141,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, log io.
 		fmt.Fprintln(log, "dev-issuer: WARNING: dev-only shortcuts are on (auto-approve/admin); never expose this issuer")
 	}
 
-	srv := &http.Server{Handler: iss.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	handler := iss.Handler()
+	if *devAdmin {
+		handler = withMint(iss, resources, time.Now, handler)
+		fmt.Fprintf(log, "dev-issuer: admin: POST %s%s, POST %s/admin/rotate-key\n", *baseURL, MintPath, iss.IssuerURL())
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	if ready != nil {
