@@ -54,7 +54,7 @@ vet: ## go vet every package
 .PHONY: test
 test: npm check-generated vet ## Everything CI runs: generated-file check, vet, unit and integration tests, conformance, tool checks
 	$(GO) test -count=1 ./...
-	$(MAKE) check-ts check-schemas-ajv lint-openapi test-collections test-conformance test-mcp-conformance test-client-conformance
+	$(MAKE) check-ts check-schemas-ajv lint-openapi test-collections test-conformance test-mcp-conformance test-client-conformance test-run-oauth
 
 .PHONY: test-conformance
 test-conformance: ## Run the ginkgo conformance suite against a freshly started local server
@@ -67,6 +67,10 @@ test-mcp-conformance: npm ## Run the official MCP conformance suite's server sce
 .PHONY: test-client-conformance
 test-client-conformance: npm ## Run the official MCP conformance suite's client scenarios against the trident CLI
 	bash client/conformance/run.sh
+
+.PHONY: test-run-oauth
+test-run-oauth: ## Start the server in OAuth mode beside the dev issuer and walk docs/oauth.md's curl flow
+	scripts/run-oauth.sh --check
 
 .PHONY: conformance
 conformance: ## Run the conformance suite against ENDPOINT (default http://localhost:8080/mcp)
