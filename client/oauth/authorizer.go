@@ -77,7 +77,10 @@ func (a *Authorizer) Authorizations() int {
 // or "" before the first authorization.
 func (a *Authorizer) Token(ctx context.Context) (string, error) {
 	t, err := a.src.Load().Token(ctx)
-	if errors.Is(err, ErrNoTokens) {
+	if errors.Is(err, ErrNoTokens) || errors.Is(err, ErrReconsentRequired) {
+		// No usable grant: the call goes out without a token, meets the
+		// server's 401, and Authorize runs the flow again (consent anew when
+		// a proactive refresh found the family revoked).
 		return "", nil
 	}
 	return t, err
