@@ -22,6 +22,7 @@ const (
 	DefaultBookingBaseURL    = "https://tridenttaxis.online"
 	DefaultMaxBodyBytes      = 1 << 20 // tool arguments are a few hundred bytes
 	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultBodyReadTimeout   = 30 * time.Second
 	DefaultIdleTimeout       = 120 * time.Second
 	DefaultShutdownTimeout   = 30 * time.Second
 )
@@ -96,11 +97,18 @@ type Options struct {
 	// the Go and process collectors.
 	Registry *prometheus.Registry
 
+	// BodyReadTimeout bounds how long a client may take to send a /mcp
+	// request body once its headers are in; a slower one gets 408 and the
+	// connection is closed. It applies on any http.Server, not only
+	// [Server.Serve]. Zero: [DefaultBodyReadTimeout].
+	BodyReadTimeout time.Duration
+
 	// ReadHeaderTimeout, IdleTimeout and ShutdownTimeout configure
 	// [Server.Serve]: how long a client may take to send headers, how long
 	// an idle keep-alive connection stays open, and how long a graceful
-	// shutdown waits for in-flight calls. Zero: [DefaultReadHeaderTimeout],
-	// [DefaultIdleTimeout], [DefaultShutdownTimeout].
+	// shutdown waits for in-flight calls before closing their connections.
+	// Zero: [DefaultReadHeaderTimeout], [DefaultIdleTimeout],
+	// [DefaultShutdownTimeout].
 	ReadHeaderTimeout time.Duration
 	IdleTimeout       time.Duration
 	ShutdownTimeout   time.Duration
@@ -170,6 +178,9 @@ func (o *Options) resolve() (Options, error) {
 	}
 	if r.Logger == nil {
 		r.Logger = slog.Default()
+	}
+	if r.BodyReadTimeout == 0 {
+		r.BodyReadTimeout = DefaultBodyReadTimeout
 	}
 	if r.ReadHeaderTimeout == 0 {
 		r.ReadHeaderTimeout = DefaultReadHeaderTimeout

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -44,10 +45,9 @@ func (s *Server) routes() http.Handler {
 // record collects what one request did, filled in by the handlers below the
 // access log, so the log line and metrics can say it.
 type record struct {
-	method  string // JSON-RPC method
-	tool    string
-	stream  bool
-	release func() // rate-limit slot, released when the request ends
+	method string // JSON-RPC method
+	tool   string
+	stream bool
 }
 
 type recordKey struct{}
@@ -103,16 +103,20 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		sw := &statusWriter{ResponseWriter: w}
 		r = r.WithContext(context.WithValue(r.Context(), recordKey{}, rec))
 		defer func() {
-			if rec.release != nil {
-				rec.release()
-			}
 			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p) // net/http's way to abort a reply; it logs nothing
+				}
 				// Outside the SDK's dispatch (which has its own recover):
 				// answer 500 if nothing was written, log, keep serving.
-				s.log.Error("panic in HTTP handler", slog.String("path", r.URL.Path), slog.Any("panic", p))
+				s.log.Error("panic in HTTP handler", slog.String("path", r.URL.Path), slog.Any("panic", p),
+					slog.String("stack", string(debug.Stack())))
 				if sw.status == 0 {
 					http.Error(sw, "internal error", http.StatusInternalServerError)
 				}
+			}
+			if sw.status == 0 {
+				sw.status = http.StatusOK // what net/http sends for a handler that wrote nothing
 			}
 			route := r.Pattern
 			if route == "" {

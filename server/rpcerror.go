@@ -83,10 +83,20 @@ func writeError(w http.ResponseWriter, status int, id json.RawMessage, code errc
 	if status == 0 {
 		status = http.StatusOK
 	}
+	writeRPCError(w, status, id, e.JSONRPCCode, msg)
+}
+
+// writeRPCError writes a JSON-RPC error response with any code: writeError
+// for the catalogue's rows, directly for the few answers outside them (405,
+// an unknown JSON-RPC method).
+func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code int, msg string) {
 	if len(id) == 0 {
 		id = nullID
 	}
-	b, _ := json.Marshal(errorBody{JSONRPC: "2.0", ID: id, Error: errorObject{Code: e.JSONRPCCode, Message: msg}})
+	b, err := json.Marshal(errorBody{JSONRPC: "2.0", ID: id, Error: errorObject{Code: code, Message: msg}})
+	if err != nil { // id is raw JSON the front door checked; cannot happen
+		b = []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}`)
+	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Cache-Control", "no-store")

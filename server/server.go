@@ -26,10 +26,11 @@ import (
 	"github.com/tridenttaxis/trident-mcp/server/validate"
 )
 
-// SupportedProtocolVersions are the MCP versions this server speaks, newest
+// supportedProtocolVersions are the MCP versions this server speaks, newest
 // first. It implements 2025-06-18 (the seed's); a client asking for a newer
 // one at initialize is answered with 2025-06-18, as the lifecycle spec says.
-var SupportedProtocolVersions = []string{"2025-06-18", "2025-03-26", "2024-11-05"}
+// An MCP-Protocol-Version header naming any other version gets 400.
+var supportedProtocolVersions = []string{"2025-06-18", "2025-03-26", "2024-11-05"}
 
 // Server is the Trident Taxis MCP server: the /mcp endpoint and the HTTP
 // surface around it. Build one with [New]; serve [Server.Handler] on any
@@ -91,7 +92,9 @@ func New(opts *Options) (*Server, error) {
 		s.registry = prometheus.NewRegistry()
 		s.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	}
-	s.metrics = metrics.New(s.registry)
+	if s.metrics, err = metrics.New(s.registry); err != nil {
+		return nil, fmt.Errorf("server: Options.Registry: %w", err)
+	}
 
 	if o.RateLimit == "seed" || o.RateLimitPolicy != nil {
 		p := ratelimit.SeedPolicy()
@@ -107,7 +110,7 @@ func New(opts *Options) (*Server, error) {
 		Version: s.manifest.Server.Version,
 	}, &mcp.ServerOptions{
 		Logger:                    sdkLogger(o.Logger),
-		SupportedProtocolVersions: SupportedProtocolVersions,
+		SupportedProtocolVersions: supportedProtocolVersions,
 		Capabilities: &mcp.ServerCapabilities{
 			Tools:       &mcp.ToolCapabilities{},
 			Logging:     &mcp.LoggingCapabilities{},
@@ -226,8 +229,10 @@ func (s *Server) Close() error {
 
 // Serve answers HTTP on ln until ctx is cancelled, then shuts down
 // gracefully: /readyz turns 503, the listener closes, and calls in flight
-// are given ShutdownTimeout to finish. It returns nil after a clean
-// shutdown.
+// are given ShutdownTimeout to finish; connections still open after that
+// are closed, so Serve never returns with a call still writing. It returns
+// nil after a clean shutdown, and the deadline error when calls had to be
+// cut off.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	hs := &http.Server{
 		Handler:           s.handler,
@@ -248,6 +253,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.ShutdownTimeout)
 	defer cancel()
 	err := hs.Shutdown(sctx)
+	if err != nil {
+		s.log.Warn("shutdown timed out: closing the connections of calls still in flight", slog.Any("error", err))
+		hs.Close()
+	}
 	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
 		err = serr
 	}

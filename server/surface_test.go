@@ -322,22 +322,33 @@ func TestOAuthUnauthorizedSample(t *testing.T) {
 	}
 }
 
+// serve runs server.Serve on a loopback listener, as the binary does; cancel
+// starts its shutdown, and served yields what Serve returned.
+func serve(t testing.TB, opts *server.Options) (ln net.Listener, cancel context.CancelFunc, served <-chan error) {
+	t.Helper()
+	opts.Logger, opts.Now = quietLogger(), fixedClock
+	srv, err := server.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	ln, err = net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, ln) }()
+	return ln, cancel, done
+}
+
 // TestGracefulShutdown starts a call that blocks in the geocoder, cancels
 // the server's context, and checks the call still completes while new
 // connections are refused.
 func TestGracefulShutdown(t *testing.T) {
 	f := &fakeGeo{block: make(chan struct{}), entered: make(chan struct{}, 4)}
-	srv, err := server.New(&server.Options{Geocoder: f, Router: f, Logger: quietLogger(), Now: fixedClock})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ctx, ln) }()
+	ln, cancel, served := serve(t, &server.Options{Geocoder: f, Router: f})
 	url := "http://" + ln.Addr().String()
 
 	result := make(chan reply, 1)

@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -357,6 +356,7 @@ func milesText(miles float64) string {
 	return strconv.FormatFloat(miles, 'f', -1, 64) + " miles"
 }
 
+// minutesText shows a duration already rounded to whole minutes.
 func minutesText(seconds float64) string {
-	return strconv.Itoa(int((time.Duration(seconds) * time.Second).Minutes())) + " min"
+	return strconv.FormatFloat(seconds/60, 'f', 0, 64) + " min"
 }

@@ -9,9 +9,11 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
 	"github.com/tridenttaxis/trident-mcp/gen/mcptypes"
@@ -24,6 +26,10 @@ const (
 	headerProtocolVersion = "MCP-Protocol-Version"
 	headerSessionID       = "Mcp-Session-Id"
 )
+
+// allowedMethods is the Allow header of /mcp: stateless, so no GET stream
+// and no session to DELETE.
+const allowedMethods = "POST, OPTIONS"
 
 // JSON-RPC methods the server answers (through the SDK); anything else that
 // expects a reply gets -32601. resources/* and prompts/* answer empty lists:
@@ -61,15 +67,25 @@ type envelope struct {
 // text/event-stream one when the call asks for progress.
 //
 // Order: Origin/Host (403), method (405), Accept (406), Content-Type (415),
-// MCP-Protocol-Version (400), body size (413), JSON (-32700), JSON-RPC
-// envelope (-32600), method name (-32601), tools/call params (-32602),
-// rate limit (429). OAuth (401) runs before all but the Origin check, in
-// the middleware around this handler.
+// MCP-Protocol-Version (400), body size (413) and pace (408), JSON
+// (-32700), JSON-RPC envelope (-32600), method name (-32601), tools/call
+// name (-32602 when absent or not a string, -32601 when not served), rate
+// limit (429). The tool handler then checks the arguments (-32602) and the
+// party size (CAPACITY_EXCEEDED) before any geocoding. OAuth (401) runs
+// before all but the Origin check, in the middleware around this handler.
 func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 	rec := recordFrom(r.Context())
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", "POST, OPTIONS")
-		writeRaw(w, http.StatusMethodNotAllowed, nil, -32000,
+	switch r.Method {
+	case http.MethodPost:
+	case http.MethodOptions:
+		// A CORS preflight was answered by originGuard; a plain OPTIONS
+		// asks what the endpoint allows.
+		w.Header().Set("Allow", allowedMethods)
+		w.WriteHeader(http.StatusNoContent)
+		return
+	default:
+		w.Header().Set("Allow", allowedMethods)
+		writeRPCError(w, http.StatusMethodNotAllowed, nil, -32000,
 			"Method Not Allowed: this endpoint is stateless and takes POST only (no GET stream, no session to DELETE)")
 		return
 	}
@@ -82,7 +98,7 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 			message(errcodes.InvalidRequest, "reason", "Content-Type must be application/json"))
 		return
 	}
-	if v := r.Header.Get(headerProtocolVersion); v != "" && !slices.Contains(SupportedProtocolVersions, v) {
+	if v := r.Header.Get(headerProtocolVersion); v != "" && !slices.Contains(supportedProtocolVersions, v) {
 		writeError(w, 0, nil, errcodes.UnsupportedProtocolVersion, message(errcodes.UnsupportedProtocolVersion, "version", v))
 		return
 	}
@@ -126,7 +142,7 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	case isCall && !knownMethods[method]:
-		writeRaw(w, http.StatusOK, id, int(entry(errcodes.MethodNotFound).JSONRPCCode),
+		writeRPCError(w, http.StatusOK, id, entry(errcodes.MethodNotFound).JSONRPCCode,
 			"Method not found: no method named '"+method+"'")
 		return
 	}
@@ -153,9 +169,13 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, 0, id, errcodes.MethodNotFound, message(errcodes.MethodNotFound, "name", name))
 			return
 		}
-		if !s.admit(w, r, name) {
+		release, ok := s.admit(w, r, name)
+		if !ok {
 			return
 		}
+		// The SDK's stateless handler returns only once the reply (JSON or
+		// the whole event stream) is written, so the slot covers the call.
+		defer release()
 	}
 	handler := s.jsonMCP
 	if t := bytes.TrimSpace(params.Meta.ProgressToken); len(t) > 0 && !bytes.Equal(t, []byte("null")) {
@@ -178,11 +198,26 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool)
 	if r.ContentLength > limit {
 		return tooLarge()
 	}
+	// http.Server's ReadHeaderTimeout stops at the headers, and a
+	// ReadTimeout would also cut off the calls that stream progress, so the
+	// body gets a deadline of its own: a client trickling a body cannot hold
+	// a connection and a goroutine open for ever. Cleared once read, since a
+	// deadline left set would cancel the call when it passes. Writers that
+	// cannot take deadlines (httptest.ResponseRecorder) read without one.
+	rc := http.NewResponseController(w)
+	if rc.SetReadDeadline(time.Now().Add(s.opts.BodyReadTimeout)) == nil {
+		defer rc.SetReadDeadline(time.Time{})
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
 		return tooLarge()
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		w.Header().Set("Connection", "close")
+		writeError(w, http.StatusRequestTimeout, nil, errcodes.ParseError, message(errcodes.ParseError,
+			"reason", "the request body did not arrive within "+s.opts.BodyReadTimeout.String()))
+		return nil, false
 	case err != nil:
 		writeError(w, http.StatusBadRequest, nil, errcodes.ParseError, message(errcodes.ParseError, "reason", "reading the body: "+err.Error()))
 		return nil, false
@@ -289,26 +324,25 @@ func accepts(values []string) (jsonOK, sseOK bool) {
 }
 
 // admit applies the optional rate limiter to one tools/call, answering 429
-// with Retry-After when it refuses. The slot is released when the request
-// ends (ServeHTTP of the SDK returns only after the reply is written).
-func (s *Server) admit(w http.ResponseWriter, r *http.Request, tool string) bool {
+// with Retry-After when it refuses. When it admits, the caller must call
+// release once the call has been answered.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, tool string) (release func(), ok bool) {
 	if s.limiter == nil {
-		return true
+		return func() {}, true
 	}
 	rule, limited := s.limiter.Rule(tool)
 	if !limited {
-		return true
+		return func() {}, true
 	}
 	release, retry, ok := s.limiter.Acquire(tool, clientKey(r, rule.ByEndUser))
 	if !ok {
 		s.metrics.RateLimited(tool)
-		secs := strconv.Itoa(int(retry.Seconds()))
+		secs := strconv.Itoa(int(retry.Seconds())) // whole seconds, at least 1: Acquire rounds up
 		w.Header().Set("Retry-After", secs)
 		writeError(w, 0, nil, errcodes.RateLimited, message(errcodes.RateLimited, "seconds", secs))
-		return false
+		return nil, false
 	}
-	recordFrom(r.Context()).release = release
-	return true
+	return release, true
 }
 
 // clientKey names the caller for the limiter: the end user or the OAuth
@@ -330,17 +364,6 @@ func clientKey(r *http.Request, byEndUser bool) string {
 	return "ip:" + host
 }
 
-// writeRaw writes a JSON-RPC error with a code outside the catalogue's rows.
-func writeRaw(w http.ResponseWriter, status int, id json.RawMessage, code int, msg string) {
-	if len(id) == 0 {
-		id = nullID
-	}
-	b, _ := json.Marshal(errorBody{JSONRPC: "2.0", ID: id, Error: errorObject{Code: code, Message: msg}})
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	w.Write(b)
-}
-
 // originGuard refuses, with 403, browser requests from origins the
 // configuration does not allow, and requests whose Host names a foreign
 // host on a loopback listener: the two signs of a DNS-rebinding attack. It
@@ -358,7 +381,7 @@ func (s *Server) originGuard(next http.Handler) http.Handler {
 			h.Add("Vary", "Origin")
 			h.Set("Access-Control-Expose-Headers", "Mcp-Session-Id, WWW-Authenticate, Retry-After")
 			if r.Method == http.MethodOptions {
-				h.Set("Access-Control-Allow-Methods", "POST, OPTIONS")
+				h.Set("Access-Control-Allow-Methods", allowedMethods)
 				h.Set("Access-Control-Allow-Headers", "Content-Type, Accept, Authorization, MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID")
 				h.Set("Access-Control-Max-Age", "600")
 				w.WriteHeader(http.StatusNoContent)

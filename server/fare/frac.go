@@ -13,7 +13,7 @@ import (
 type frac struct{ num, den int64 }
 
 // maxFracTerm bounds both terms so that meter × multiplier stays inside int64
-// (see Tariff.quotePence).
+// (see Tariff.fixedPrice).
 const maxFracTerm = 1_000_000
 
 var fracPattern = regexp.MustCompile(`^[0-9]{1,6}(\.[0-9]{1,6})?(/[1-9][0-9]{0,5})?$`)

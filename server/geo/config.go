@@ -21,11 +21,15 @@ type Config struct {
 	OSRMURL      string        // required when Router is "osrm"
 	Timeout      time.Duration // per HTTP request; 0 means DefaultTimeout
 	UserAgent    string        // "" means DefaultUserAgent
+	// NominatimMinInterval spaces Nominatim requests at least this far
+	// apart ([WithMinInterval]); the public nominatim.openstreetmap.org
+	// allows one a second. 0 means no limit, for a self-hosted instance.
+	NominatimMinInterval time.Duration
 }
 
-// ConfigFromEnv reads GEOCODER, ROUTER, NOMINATIM_URL, OSRM_URL and
-// GEO_TIMEOUT (a Go duration such as "5s") through getenv (os.Getenv in
-// production, a map lookup in tests).
+// ConfigFromEnv reads GEOCODER, ROUTER, NOMINATIM_URL, OSRM_URL,
+// GEO_TIMEOUT and NOMINATIM_MIN_INTERVAL (Go durations such as "5s")
+// through getenv (os.Getenv in production, a map lookup in tests).
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	c := Config{
 		Geocoder:     getenv("GEOCODER"),
@@ -39,6 +43,13 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 			return Config{}, fmt.Errorf("geo: GEO_TIMEOUT=%q: want a positive duration such as 5s", s)
 		}
 		c.Timeout = d
+	}
+	if s := getenv("NOMINATIM_MIN_INTERVAL"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d < 0 {
+			return Config{}, fmt.Errorf("geo: NOMINATIM_MIN_INTERVAL=%q: want a duration such as 1s (0 for none)", s)
+		}
+		c.NominatimMinInterval = d
 	}
 	return c, nil
 }
@@ -60,7 +71,7 @@ func (c Config) Build() (Geocoder, Router, error) {
 		if c.NominatimURL == "" {
 			return nil, nil, fmt.Errorf("geo: GEOCODER=nominatim needs NOMINATIM_URL")
 		}
-		g = NewNominatim(c.NominatimURL, opts...)
+		g = NewNominatim(c.NominatimURL, append(opts, WithMinInterval(c.NominatimMinInterval))...)
 	default:
 		return nil, nil, fmt.Errorf("geo: GEOCODER=%q: want %q or %q", c.Geocoder, BackendEmbedded, BackendNominatim)
 	}

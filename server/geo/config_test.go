@@ -21,6 +21,8 @@ func TestConfigFromEnvAndBuild(t *testing.T) {
 		{env: map[string]string{"GEOCODER": "google"}, wantErr: `GEOCODER="google"`},
 		{env: map[string]string{"ROUTER": "graphhopper"}, wantErr: `ROUTER="graphhopper"`},
 		{env: map[string]string{"GEO_TIMEOUT": "soon"}, wantErr: "GEO_TIMEOUT"},
+		{env: map[string]string{"NOMINATIM_MIN_INTERVAL": "-1s"}, wantErr: "NOMINATIM_MIN_INTERVAL"},
+		{env: map[string]string{"GEOCODER": "nominatim", "NOMINATIM_URL": "http://127.0.0.1:1", "NOMINATIM_MIN_INTERVAL": "1s"}, wantGeocoder: "*geo.Nominatim", wantRouter: "*geo.EmbeddedRouter"},
 	}
 	for _, tt := range tests {
 		c, err := ConfigFromEnv(func(k string) string { return tt.env[k] })
@@ -45,8 +47,13 @@ func TestConfigFromEnvAndBuild(t *testing.T) {
 		if got := typeName(r); got != tt.wantRouter {
 			t.Errorf("%v: router %s, want %s", tt.env, got, tt.wantRouter)
 		}
-		if n, ok := g.(*Nominatim); ok && n.http.timeout != 2*time.Second {
-			t.Errorf("GEO_TIMEOUT not applied: %v", n.http.timeout)
+		if n, ok := g.(*Nominatim); ok {
+			if tt.env["GEO_TIMEOUT"] == "2s" && n.http.timeout != 2*time.Second {
+				t.Errorf("GEO_TIMEOUT not applied: %v", n.http.timeout)
+			}
+			if limited := n.http.limiter != nil; limited != (tt.env["NOMINATIM_MIN_INTERVAL"] != "") {
+				t.Errorf("%v: client-side limiter set = %v", tt.env, limited)
+			}
 		}
 	}
 }

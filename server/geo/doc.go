@@ -19,7 +19,9 @@
 // Callers branch on two sentinels with errors.Is: [ErrNoMatch] (the input
 // cannot be resolved; deterministic; the server answers GEOCODE_FAILED) and
 // [ErrUnavailable] (the back end failed or timed out; retryable; the server
-// answers ROUTING_UNAVAILABLE for a router, GEOCODE_FAILED for a geocoder).
+// answers ROUTING_UNAVAILABLE, from a geocoder as from a router: that is the
+// catalogue's one retryable refusal, and GEOCODE_FAILED would tell the
+// client to change an address that may be fine).
 // HTTP failures are [*BackendError]s that also carry the status, the
 // engine's code, the start of the body and the cause.
 //

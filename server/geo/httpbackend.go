@@ -29,28 +29,17 @@ const maxResponseBytes = 1 << 20
 type Option func(*httpConfig)
 
 type httpConfig struct {
-	client    *http.Client
 	timeout   time.Duration
 	userAgent string
 	limiter   *rate.Limiter // nil: no client-side limit
 }
 
 func newHTTPConfig(opts []Option) httpConfig {
-	c := httpConfig{client: http.DefaultClient, timeout: DefaultTimeout, userAgent: DefaultUserAgent}
+	c := httpConfig{timeout: DefaultTimeout, userAgent: DefaultUserAgent}
 	for _, o := range opts {
 		o(&c)
 	}
 	return c
-}
-
-// WithHTTPClient sets the client used for requests (default
-// http.DefaultClient). Its own Timeout, if any, also applies.
-func WithHTTPClient(c *http.Client) Option {
-	return func(h *httpConfig) {
-		if c != nil {
-			h.client = c
-		}
-	}
 }
 
 // WithTimeout bounds each request, connection to last byte (default
@@ -150,7 +139,7 @@ func (h *httpConfig) get(ctx context.Context, backend, u string) (reply, error) 
 	}
 	req.Header.Set("User-Agent", h.userAgent)
 	req.Header.Set("Accept", "application/json")
-	resp, err := h.client.Do(req)
+	resp, err := http.DefaultClient.Do(req) // the timeout is on ctx, per request
 	if err != nil {
 		msg := "request failed"
 		if errors.Is(err, context.DeadlineExceeded) {

@@ -79,9 +79,10 @@ var (
 
 	// ErrUnavailable means the back end could not answer: unreachable,
 	// timed out, non-2xx, or a reply that is not what its API promises.
-	// Retrying later may succeed. The server maps it to ROUTING_UNAVAILABLE
-	// for a router and GEOCODE_FAILED for a geocoder. Errors that wrap it
-	// also wrap their cause (a *BackendError, context.DeadlineExceeded, ...).
+	// Retrying later may succeed, so the server maps it to
+	// ROUTING_UNAVAILABLE (retry with backoff) whichever back end failed.
+	// Errors that wrap it also wrap their cause (a *BackendError,
+	// context.DeadlineExceeded, ...).
 	ErrUnavailable = errors.New("geo: back end unavailable")
 )
 

@@ -3,11 +3,14 @@
 // stay a closed set (tool names are the contract's, outcomes the error
 // catalogue's), which keeps series cardinality bounded whatever clients send.
 //
-//	m := metrics.New(reg)
+//	m, err := metrics.New(reg)
+//	if err != nil { ... }
 //	m.ObserveToolCall("estimate_fare", metrics.OutcomeOK, elapsed)
 package metrics
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,8 +43,10 @@ type Metrics struct {
 // HTTP geocoder and router timing out (10 s).
 var latencyBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
 
-// New creates the collectors and registers them with reg.
-func New(reg prometheus.Registerer) *Metrics {
+// New creates the collectors and registers them with reg. It fails when reg
+// already holds collectors of these names (say, a registry shared by two
+// servers), rather than panicking as MustRegister would.
+func New(reg prometheus.Registerer) (*Metrics, error) {
 	m := &Metrics{
 		toolCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "trident_mcp_tool_calls_total",
@@ -70,8 +75,12 @@ func New(reg prometheus.Registerer) *Metrics {
 			Help: "HTTP requests being served.",
 		}),
 	}
-	reg.MustRegister(m.toolCalls, m.toolDuration, m.httpRequests, m.httpDuration, m.rateLimited, m.inFlight)
-	return m
+	for _, c := range []prometheus.Collector{m.toolCalls, m.toolDuration, m.httpRequests, m.httpDuration, m.rateLimited, m.inFlight} {
+		if err := reg.Register(c); err != nil {
+			return nil, fmt.Errorf("metrics: %w", err)
+		}
+	}
+	return m, nil
 }
 
 // ObserveToolCall records one finished tools/call.
@@ -81,9 +90,14 @@ func (m *Metrics) ObserveToolCall(tool, outcome string, d time.Duration) {
 }
 
 // ObserveHTTP records one finished HTTP request; route is the mux pattern,
-// never the raw path.
+// never the raw path. A code outside 100-599 is counted as "other", so the
+// label stays a closed set.
 func (m *Metrics) ObserveHTTP(route string, code int, d time.Duration) {
-	m.httpRequests.WithLabelValues(route, itoa(code)).Inc()
+	label := "other"
+	if code >= 100 && code <= 599 {
+		label = strconv.Itoa(code)
+	}
+	m.httpRequests.WithLabelValues(route, label).Inc()
 	m.httpDuration.WithLabelValues(route).Observe(d.Seconds())
 }
 
@@ -94,11 +108,4 @@ func (m *Metrics) RateLimited(tool string) { m.rateLimited.WithLabelValues(tool)
 func (m *Metrics) InFlight() func() {
 	m.inFlight.Inc()
 	return m.inFlight.Dec
-}
-
-func itoa(code int) string {
-	if code >= 100 && code <= 599 {
-		return string([]byte{byte('0' + code/100), byte('0' + code/10%10), byte('0' + code%10)})
-	}
-	return "other"
 }

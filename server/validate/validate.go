@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/big"
 	"net/url"
 	"regexp"
@@ -295,7 +296,7 @@ func (n *node) check(v any, path []string, present bool) (any, *FieldError) {
 			return fail(formatReasons[n.format])
 		}
 	case json.Number:
-		r, _ := new(big.Rat).SetString(string(x)) // the decoder only yields valid numbers
+		r := readNumber(x)
 		if r == nil {
 			return fail("Expected number, received nan")
 		}
@@ -387,6 +388,55 @@ func (n *node) check(v any, path []string, present bool) (any, *FieldError) {
 	return v, nil
 }
 
+// maxExactLen is the longest number literal read exactly. Argument numbers
+// are small (a passenger count), and a bound keeps the work per request
+// independent of what a client sends.
+const maxExactLen = 100
+
+// Values that stand in for literals beyond float64, whose exact reading
+// would cost time in the size of the value: big.Rat turns "1e999999" into a
+// million-digit integer (tens of milliseconds of CPU for a nine-byte
+// literal), and a megabyte of digits takes most of a second. JSON.parse,
+// which the seed's Zod server read arguments with, makes them Infinity and
+// 0; these keep the outcome an exact reading gives against any bound a
+// schema can state (every bound is a float64 in practice): past every
+// bound, or a non-integer closer to zero than any of them.
+var (
+	beyondFloat64 = new(big.Rat).SetFrac(new(big.Int).Exp(big.NewInt(10), big.NewInt(309), nil), big.NewInt(1))
+	belowFloat64  = new(big.Rat).Inv(new(big.Rat).SetFrac(new(big.Int).Exp(big.NewInt(10), big.NewInt(330), nil), big.NewInt(1)))
+)
+
+// readNumber reads a number literal from the JSON decoder: exactly when it
+// is of ordinary size and within float64's range, else as the float64
+// JSON.parse would make of it, with the stand-ins above for what overflows
+// or underflows. The result must not be modified. It is nil only for text
+// that is not a number, which the decoder never yields.
+func readNumber(n json.Number) *big.Rat {
+	s := string(n)
+	f, _ := strconv.ParseFloat(s, 64) // fast whatever the exponent or length
+	neg := strings.HasPrefix(s, "-")
+	mantissa, _, _ := strings.Cut(strings.ToLower(s), "e")
+	switch {
+	case math.IsInf(f, 0):
+		if neg {
+			return new(big.Rat).Neg(beyondFloat64)
+		}
+		return beyondFloat64
+	case f == 0 && strings.ContainsAny(mantissa, "123456789"): // underflow
+		if neg {
+			return new(big.Rat).Neg(belowFloat64)
+		}
+		return belowFloat64
+	case len(s) > maxExactLen:
+		return new(big.Rat).SetFloat64(f)
+	}
+	r, ok := new(big.Rat).SetString(s)
+	if !ok {
+		return nil
+	}
+	return r
+}
+
 func fieldName(path []string) string {
 	if len(path) == 0 {
 		return RootField
@@ -419,8 +469,7 @@ func typeMatches(types []string, v any, got string) bool {
 		case t == got:
 			return true
 		case t == "integer" && got == "number":
-			r, ok := new(big.Rat).SetString(string(v.(json.Number)))
-			if ok && r.IsInt() {
+			if r := readNumber(v.(json.Number)); r != nil && r.IsInt() {
 				return true
 			}
 		}
@@ -458,9 +507,8 @@ func jsonEqual(a, b any) bool {
 		if !ok {
 			return false
 		}
-		rx, ok1 := new(big.Rat).SetString(string(x))
-		ry, ok2 := new(big.Rat).SetString(string(y))
-		return ok1 && ok2 && rx.Cmp(ry) == 0
+		rx, ry := readNumber(x), readNumber(y)
+		return rx != nil && ry != nil && rx.Cmp(ry) == 0
 	case []any:
 		y, ok := b.([]any)
 		return ok && slices.EqualFunc(x, y, jsonEqual)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -64,6 +66,12 @@ func TestValidateReasons(t *testing.T) {
 		{"passengers below minimum", booking, `{"pickup":"abc","dropoff":"def","vehicleType":"mpv","passengers":0}`, "Invalid params: passengers: Number must be greater than or equal to 1"},
 		{"passengers above maximum", booking, `{"pickup":"abc","dropoff":"def","vehicleType":"mpv","passengers":9}`, "Invalid params: passengers: Number must be less than or equal to 8"},
 		{"huge passengers", booking, `{"pickup":"abc","dropoff":"def","vehicleType":"mpv","passengers":1e400}`, "Invalid params: passengers: Number must be less than or equal to 8"},
+		{"passengers beyond float64", booking, `{"pickup":"abc","dropoff":"def","vehicleType":"mpv","passengers":1e999999}`, "Invalid params: passengers: Number must be less than or equal to 8"},
+		{"passengers below minus float64", booking, `{"pickup":"abc","dropoff":"def","vehicleType":"mpv","passengers":-1e999999}`, "Invalid params: passengers: Number must be greater than or equal to 1"},
+		{"passengers below float64's smallest", booking, `{"pickup":"abc","dropoff":"def","vehicleType":"mpv","passengers":1e-999999}`, "Invalid params: passengers: Expected integer, received float"},
+		{"zero with a huge exponent is zero", booking, `{"pickup":"abc","dropoff":"def","vehicleType":"mpv","passengers":0e999999}`, "Invalid params: passengers: Number must be greater than or equal to 1"},
+		{"a long literal is read as float64", booking, `{"pickup":"abc","dropoff":"def","vehicleType":"mpv","passengers":3.` + strings.Repeat("0", 200) + `}`, ""},
+		{"a long integer literal", booking, `{"pickup":"abc","dropoff":"def","vehicleType":"mpv","passengers":1` + strings.Repeat("0", 200) + `}`, "Invalid params: passengers: Number must be less than or equal to 8"},
 		{"arguments not an object", fare, `"hello"`, "Invalid params: arguments: Expected object, received string"},
 		{"arguments an array", fare, `[]`, "Invalid params: arguments: Expected object, received array"},
 		{"unknown keys are ignored", fare, `{"pickup":"abc","dropoff":"def","passengers":12,"x":{}}`, ""},
@@ -121,6 +129,30 @@ func TestValidateNormalises(t *testing.T) {
 				t.Errorf("normalised args (-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// TestValidateBoundsNumberCost: an exact reading of "1e999999" builds a
+// million-digit integer (over 400 KB, tens of milliseconds), so a nine-byte
+// literal could buy a client that much CPU per call. The cost of a number
+// must not depend on its value. Measured in bytes allocated, not time, so
+// the test does not depend on the machine's speed.
+func TestValidateBoundsNumberCost(t *testing.T) {
+	booking := mustCompile(t, "schemas/start_booking.input.json")
+	for _, n := range []string{"1e999999", "-1e999999", "1e-999999", "123456789e999999", "1" + strings.Repeat("0", 100000), "0." + strings.Repeat("0", 100000) + "1"} {
+		args := `{"pickup":"abc","dropoff":"def","vehicleType":"mpv","passengers":` + n + `}`
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := booking.Validate(json.RawMessage(args))
+		runtime.ReadMemStats(&after)
+		if err == nil {
+			t.Errorf("passengers %.20s... accepted", n)
+		}
+		// The decoder copies the literal itself; anything beyond a few
+		// copies of the text is the value being expanded.
+		if got, limit := after.TotalAlloc-before.TotalAlloc, uint64(8*len(args)+64<<10); got > limit {
+			t.Errorf("passengers %.20s...: validation allocated %d bytes, want at most %d", n, got, limit)
+		}
 	}
 }
 
@@ -212,6 +244,9 @@ func reference(t testing.TB, path string) *jsonschema.Schema {
 	return s
 }
 
+// longNumber matches a number literal longer than validate reads exactly.
+var longNumber = regexp.MustCompile(`[0-9][0-9.eE+-]{100,}`)
+
 // FuzzValidate checks, for arbitrary argument bytes, that validation never
 // panics, that it agrees with the reference validator, and that what it
 // accepts decodes again.
@@ -243,6 +278,11 @@ func FuzzValidate(f *testing.F) {
 		}
 		if doc == nil {
 			doc = map[string]any{} // null arguments mean {}
+		}
+		if longNumber.Match(data) {
+			// Read as float64 on purpose (readNumber), where the reference
+			// reads them exactly; TestValidateReasons covers them.
+			return
 		}
 		for i := range paths {
 			out, err := ours[i].Validate(data)

@@ -13,6 +13,7 @@
 //	OAUTH_ISSUER       (none)                     issuer URL; required in OAuth mode
 //	GEOCODER, ROUTER   embedded                   nominatim / osrm select HTTP back ends
 //	NOMINATIM_URL, OSRM_URL, GEO_TIMEOUT          for those back ends
+//	NOMINATIM_MIN_INTERVAL  0                     spacing of Nominatim requests (1s for the public instance)
 //	ALLOWED_ORIGINS    (PUBLIC_BASE_URL + loopback)  comma-separated browser origins, or *
 //	RATE_LIMIT         off                        off, or seed (the seed's suggested caps)
 //	MAX_BODY_BYTES     1048576                    larger request bodies get 413
@@ -71,6 +72,7 @@ var vars = []struct{ env, def, help string }{
 	{"NOMINATIM_URL", "", "Nominatim base URL (GEOCODER=nominatim)"},
 	{"OSRM_URL", "", "OSRM base URL (ROUTER=osrm)"},
 	{"GEO_TIMEOUT", "", "per-request timeout of the HTTP back ends, e.g. 5s"},
+	{"NOMINATIM_MIN_INTERVAL", "", "least time between Nominatim requests, e.g. 1s for nominatim.openstreetmap.org (default none)"},
 	{"ALLOWED_ORIGINS", "", "comma-separated allowed browser origins, or * (default: PUBLIC_BASE_URL and loopback)"},
 	{"RATE_LIMIT", "off", "off or seed"},
 	{"MAX_BODY_BYTES", strconv.Itoa(server.DefaultMaxBodyBytes), "request body limit in bytes"},
@@ -94,7 +96,14 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
-	get := func(env string) string { return *values[env] }
+	// Every name read below has a flag; one that had none would read as
+	// unset rather than crash.
+	get := func(env string) string {
+		if v := values[env]; v != nil {
+			return *v
+		}
+		return ""
+	}
 
 	c := &config{addr: get("ADDR")}
 	if err := c.logLevel.UnmarshalText([]byte(get("LOG_LEVEL"))); err != nil {

@@ -52,6 +52,7 @@ func TestParseConfig(t *testing.T) {
 		"bad geocoder":         {"GEOCODER": "google"},
 		"nominatim no url":     {"GEOCODER": "nominatim"},
 		"bad fare clock":       {"FARE_CLOCK": "tomorrow"},
+		"bad min interval":     {"GEOCODER": "nominatim", "NOMINATIM_URL": "http://127.0.0.1:1", "NOMINATIM_MIN_INTERVAL": "often"},
 	} {
 		if _, err := parseConfig(nil, env(e)); err == nil {
 			t.Errorf("%s: no error", name)

@@ -1,0 +1,87 @@
+package metrics_test
+
+import (
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/tridenttaxis/trident-mcp/server/metrics"
+)
+
+// series flattens what reg gathers into "name{label=value,...}" -> value,
+// counters and gauges by value, histograms by sample count.
+func series(t *testing.T, reg *prometheus.Registry) map[string]float64 {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			var labels []string
+			for _, l := range m.GetLabel() {
+				labels = append(labels, l.GetName()+"="+l.GetValue())
+			}
+			sort.Strings(labels)
+			key := f.GetName() + "{" + strings.Join(labels, ",") + "}"
+			switch {
+			case m.Counter != nil:
+				out[key] = m.GetCounter().GetValue()
+			case m.Gauge != nil:
+				out[key] = m.GetGauge().GetValue()
+			case m.Histogram != nil:
+				out[key] = float64(m.GetHistogram().GetSampleCount())
+			}
+		}
+	}
+	return out
+}
+
+func TestMetrics(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := metrics.New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.ObserveToolCall("estimate_fare", metrics.OutcomeOK, 3*time.Millisecond)
+	m.ObserveToolCall("estimate_fare", metrics.Outcome("GEOCODE_FAILED"), time.Millisecond)
+	m.ObserveHTTP("/mcp", 200, time.Millisecond)
+	m.ObserveHTTP("/mcp", 0, time.Millisecond)    // out of range: one "other" series,
+	m.ObserveHTTP("/mcp", 1000, time.Millisecond) // not a series per odd value
+	m.RateLimited("start_booking")
+	done := m.InFlight()
+
+	want := map[string]float64{
+		"trident_mcp_http_in_flight_requests{}":                                             1,
+		"trident_mcp_http_requests_total{code=200,route=/mcp}":                              1,
+		"trident_mcp_http_requests_total{code=other,route=/mcp}":                            2,
+		"trident_mcp_http_request_duration_seconds{route=/mcp}":                             3,
+		"trident_mcp_rate_limited_total{tool=start_booking}":                                1,
+		"trident_mcp_tool_calls_total{outcome=ok,tool=estimate_fare}":                       1,
+		"trident_mcp_tool_calls_total{outcome=geocode_failed,tool=estimate_fare}":           1,
+		"trident_mcp_tool_call_duration_seconds{outcome=ok,tool=estimate_fare}":             1,
+		"trident_mcp_tool_call_duration_seconds{outcome=geocode_failed,tool=estimate_fare}": 1,
+	}
+	if d := cmp.Diff(want, series(t, reg)); d != "" {
+		t.Errorf("series (-want +got):\n%s", d)
+	}
+	done()
+	if got := series(t, reg)["trident_mcp_http_in_flight_requests{}"]; got != 0 {
+		t.Errorf("in flight after done = %v, want 0", got)
+	}
+}
+
+func TestNewOnAUsedRegistry(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	if _, err := metrics.New(reg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := metrics.New(reg); err == nil {
+		t.Error("a second New on the same registry succeeded; want an error (not a panic)")
+	}
+}
