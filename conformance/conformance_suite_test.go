@@ -187,6 +187,14 @@ func expectToolError(code string, ex *Exchange, id any, exact string) ToolResult
 	Expect(err).NotTo(HaveOccurred(), ex.String())
 	Expect(r.IsError).To(BeTrue(), "want result.isError: true (%s)\n%s", code, ex.String())
 	Expect(r.Text()).To(ContainSubstring(e.Signal), "the text of a %s error must contain the catalogue signal %q\n%s", code, e.Signal, ex.String())
+	// Clients tell tool errors apart by signal alone, so a text that carries
+	// another row's signal too (say, GEOCODE_FAILED's beside
+	// ROUTING_UNAVAILABLE's) would have them retry the wrong thing.
+	for _, other := range con.Errors {
+		if other.Surface == "tool" && other.Name != code && other.Signal != "" {
+			Expect(r.Text()).NotTo(ContainSubstring(other.Signal), "a %s error must not carry the signal of %s (%q)\n%s", code, other.Name, other.Signal, ex.String())
+		}
+	}
 	if cfg.StrictMessages && exact != "" {
 		Expect(r.Text()).To(Equal(exact), "exact %s wording (relax with --strict-messages=false)\n%s", code, ex.String())
 	}

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -262,7 +263,10 @@ func describeForbiddenOrigin(e contracts.ErrorEntry) {
 		}
 		ex, err := client().Post(suiteCtx, sample("get_service_info.success").Request, Header{"Origin": cfg.ForbiddenOrigin})
 		Expect(err).NotTo(HaveOccurred())
-		expectRPCError(ex, e.HTTPStatus, e.JSONRPCCode, nil)
+		rpcErr := expectRPCError(ex, e.HTTPStatus, e.JSONRPCCode, nil)
+		if cfg.StrictMessages {
+			Expect(rpcErr.Message).To(Equal(e.Message), ex.String())
+		}
 	})
 }
 
@@ -277,7 +281,25 @@ func describePayloadTooLarge(e contracts.ErrorEntry) {
 		body := head + strings.Repeat("a", max(pad, 0)) + tail
 		ex, err := client().Post(suiteCtx, []byte(body), nil)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(ex.Status).To(Equal(e.HTTPStatus), ex.String())
+		// The body was never read to its end, so no id can be echoed.
+		rpcErr := expectRPCError(ex, e.HTTPStatus, e.JSONRPCCode, nil)
+		if cfg.StrictMessages {
+			Expect(rpcErr.Message).To(Equal(strings.ReplaceAll(e.Message, "{limit}", strconv.Itoa(cfg.MaxBodyBytes))), ex.String())
+		}
+	})
+	It("a body at the limit is served", func() {
+		if cfg.MaxBodyBytes <= 0 {
+			Skip("pass --max-body-bytes=N, the server's request body limit")
+		}
+		// A valid call padded with whitespace to exactly the limit: the
+		// limit must refuse only what exceeds it.
+		req := sample("get_service_info.success").Request
+		pad := cfg.MaxBodyBytes - len(req)
+		Expect(pad).To(BeNumerically(">=", 0), "the limit is smaller than a minimal call")
+		body := append(append([]byte{}, req...), []byte(strings.Repeat(" ", pad))...)
+		ex, err := client().Post(suiteCtx, body, nil)
+		Expect(err).NotTo(HaveOccurred())
+		expectToolSuccess("get_service_info", ex, 1)
 	})
 }
 

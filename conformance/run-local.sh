@@ -39,6 +39,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Every curl here talks to a process this script started; a bound on each
+# keeps a wedged server from hanging the run instead of failing it.
+curl() { command curl --max-time 15 "$@"; }
+
 endpoint=""
 passes="public oauth"
 suite_args=()
@@ -152,6 +156,11 @@ echo "run-local: building the server and the dev issuer" >&2
 go build -o "$tmp/trident-mcp" "${SERVER_PKG:-./server/cmd/trident-mcp}"
 go build -o "$tmp/dev-issuer" ./tools/dev-issuer
 
+# What the servers started here refuse with their default configuration
+# (ALLOWED_ORIGINS is PUBLIC_BASE_URL and loopback, MAX_BODY_BYTES 1 MiB),
+# so the FORBIDDEN_ORIGIN and PAYLOAD_TOO_LARGE rows are provoked, not skipped.
+server_defaults=(CONFORMANCE_FORBIDDEN_ORIGIN=https://attacker.example CONFORMANCE_MAX_BODY_BYTES=1048576)
+
 # pass_public: the server as `make run` starts it.
 pass_public() {
 	local addr down
@@ -161,7 +170,7 @@ pass_public() {
 	down="127.0.0.1:$(free_port)"
 	start_server "$down" ROUTER=osrm OSRM_URL="http://127.0.0.1:$(free_port)" || return
 	run_suite public "$(junit_for public)" "http://$addr/mcp" \
-		CONFORMANCE_MODE=public CONFORMANCE_ROUTING_DOWN_ENDPOINT="http://$down/mcp"
+		CONFORMANCE_MODE=public CONFORMANCE_ROUTING_DOWN_ENDPOINT="http://$down/mcp" "${server_defaults[@]}"
 }
 
 # pass_oauth: the dev issuer, and the server in OAuth mode against it.
@@ -199,7 +208,7 @@ pass_oauth() {
 		ROUTER=osrm OSRM_URL="http://127.0.0.1:$(free_port)" || return
 	run_suite oauth "$(junit_for oauth)" "$resource" \
 		CONFORMANCE_MODE=oauth CONFORMANCE_ISSUER="$issuer" CONFORMANCE_AUTO_APPROVE=dev@tridenttaxis.test \
-		CONFORMANCE_EXPIRED_TOKEN="$expired" CONFORMANCE_ROUTING_DOWN_ENDPOINT="http://$down/mcp"
+		CONFORMANCE_EXPIRED_TOKEN="$expired" CONFORMANCE_ROUTING_DOWN_ENDPOINT="http://$down/mcp" "${server_defaults[@]}"
 }
 
 # Each pass runs in full even when the one before failed. errexit does not

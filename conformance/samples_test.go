@@ -49,13 +49,7 @@ var _ = Describe("contracts/samples", Label("samples"), func() {
 
 		m, err := ex.Only()
 		Expect(err).NotTo(HaveOccurred(), "samples/%s.json", s.Name)
-		want := SubstituteBase(s.Response, sampleBookBase, cfg.BookingBaseURL)
-		got := []byte(m.Raw)
-		if !cfg.StrictMessages {
-			want, got = relaxMessages(s, want, got)
-		}
-		diff := JSONDiff(want, got)
-		Expect(diff).To(BeEmpty(), "the reply differs from contracts/samples/%s.json (-want +got):\n%s\n%s", s.Name, diff, ex.String())
+		expectSampleReply(s, []byte(m.Raw), "the reply", ex)
 
 		// A successful reply must also satisfy the output schema and say in
 		// its text what its structuredContent says.
@@ -66,6 +60,20 @@ var _ = Describe("contracts/samples", Label("samples"), func() {
 		}
 	}, entries)
 })
+
+// expectSampleReply compares one JSON-RPC message with the sample's
+// response, the booking base substituted and, without --strict-messages,
+// the wordings relaxed to what every implementation must share. what names
+// the message in the failure ("the reply", "the final frame").
+func expectSampleReply(s sampleT, got []byte, what string, ex *Exchange) {
+	GinkgoHelper()
+	want := SubstituteBase(s.Response, sampleBookBase, cfg.BookingBaseURL)
+	if !cfg.StrictMessages {
+		want, got = relaxMessages(s, want, got)
+	}
+	diff := JSONDiff(want, got)
+	Expect(diff).To(BeEmpty(), "%s differs from contracts/samples/%s.json (-want +got):\n%s\n%s", what, s.Name, diff, ex.String())
+}
 
 // expectSameChallenge compares two WWW-Authenticate values as parsed
 // challenges: the scheme case-insensitively, every auth-param exactly (in

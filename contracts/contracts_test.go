@@ -391,3 +391,66 @@ func TestREADMEListsEveryErrorCode(t *testing.T) {
 		}
 	}
 }
+
+// TestCatalogueFollowsItsSchema validates errors.json against the schema its
+// "$schema" names, and checks that the schema refuses the rows a consumer
+// could not use (a tool error without its signal, a JSON-RPC row without its
+// code, an unknown surface or tool), so that it is not a schema that accepts
+// anything.
+func TestCatalogueFollowsItsSchema(t *testing.T) {
+	raw, err := contracts.ReadFile("errors.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Schema string           `json:"$schema"`
+		Errors []map[string]any `json:"errors"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Schema != "./errors.schema.json" {
+		t.Fatalf("errors.json names $schema %q, want ./errors.schema.json", doc.Schema)
+	}
+	schema := compile(t, "errors.schema.json")
+	if err := schema.Validate(decode(t, raw)); err != nil {
+		t.Fatalf("errors.json does not follow errors.schema.json: %v", err)
+	}
+
+	row := func(name string) map[string]any {
+		for _, r := range doc.Errors {
+			if r["name"] == name {
+				b, _ := json.Marshal(r)
+				var c map[string]any
+				_ = json.Unmarshal(b, &c)
+				return c
+			}
+		}
+		t.Fatalf("no row %s", name)
+		return nil
+	}
+	broken := map[string]func() map[string]any{
+		"tool row without signal":       func() map[string]any { r := row("GEOCODE_FAILED"); delete(r, "signal"); return r },
+		"tool row with a JSON-RPC code": func() map[string]any { r := row("GEOCODE_FAILED"); r["jsonrpcCode"] = -32602; return r },
+		"jsonrpc row without code":      func() map[string]any { r := row("INVALID_ARGUMENTS"); delete(r, "jsonrpcCode"); return r },
+		"http row with a 2xx status":    func() map[string]any { r := row("UNAUTHORIZED"); r["httpStatus"] = 200; return r },
+		"unknown surface":               func() map[string]any { r := row("UNAUTHORIZED"); r["surface"] = "email"; return r },
+		"unknown tool":                  func() map[string]any { r := row("CAPACITY_EXCEEDED"); r["tools"] = []any{"book_now"}; return r },
+		"lower-case name":               func() map[string]any { r := row("CAPACITY_EXCEEDED"); r["name"] = "capacity"; return r },
+		"no retryability":               func() map[string]any { r := row("ROUTING_UNAVAILABLE"); delete(r, "retryable"); return r },
+		"unknown field":                 func() map[string]any { r := row("ROUTING_UNAVAILABLE"); r["retry"] = true; return r },
+	}
+	// The unbroken rows, alone, are valid: each refusal below is the change's.
+	for _, name := range []string{"GEOCODE_FAILED", "INVALID_ARGUMENTS", "UNAUTHORIZED", "CAPACITY_EXCEEDED", "ROUTING_UNAVAILABLE"} {
+		b, _ := json.Marshal(map[string]any{"errors": []any{row(name)}})
+		if err := schema.Validate(decode(t, b)); err != nil {
+			t.Fatalf("%s alone: %v", name, err)
+		}
+	}
+	for name, mk := range broken {
+		b, _ := json.Marshal(map[string]any{"errors": []any{mk()}})
+		if err := schema.Validate(decode(t, b)); err == nil {
+			t.Errorf("%s: errors.schema.json accepts it", name)
+		}
+	}
+}

@@ -20,6 +20,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Every curl here talks to a process this script started; a bound on each
+# keeps a wedged server from hanging the run instead of failing it.
+curl() { command curl --max-time 15 "$@"; }
+
 usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; }
 
 mode=run

@@ -8,6 +8,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Every curl here talks to a process this script started; a bound on each
+# keeps a wedged server from hanging the run instead of failing it.
+curl() { command curl --max-time 15 "$@"; }
+
 server_env=()
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do server_env+=("$1"); shift; done
 [ "${1:-}" = "--" ] && shift

@@ -137,6 +137,8 @@ func runSuite(t *testing.T, suite, dir, name, base string, up target, extra ...s
 		// The server names itself by its own address, not the proxy's.
 		"--public-base-url=" + up.base, "--resource=" + up.base + "/mcp",
 		"--seed=20250618", "--property-cases=15", "--timeout=10s", "--known-failures=none",
+		// What the server refuses with its defaults, as run-local.sh passes.
+		"--forbidden-origin=https://attacker.example", "--max-body-bytes=1048576",
 	}
 	if up.issuer != "" {
 		args = append(args, "--issuer="+up.issuer, "--auto-approve="+devissuer.DefaultUser.Email, "--expired-token="+up.expired)

@@ -61,6 +61,33 @@ func Variants() []Variant {
 			},
 		},
 		{
+			Name: "geocode-error-says-routing-too", Defect: "words a GEOCODE_FAILED refusal so that it also carries ROUTING_UNAVAILABLE's signal, which clients read as retryable",
+			MustFail: []string{"GEOCODE_FAILED", "estimate_fare.error.json"},
+			Response: func(ex *Exchange, _ Options) {
+				ex.editMessages(func(m map[string]any) {
+					res, _ := m["result"].(map[string]any)
+					if res == nil || res["isError"] != true {
+						return
+					}
+					for _, c := range res["content"].([]any) {
+						if item, ok := c.(map[string]any); ok {
+							if t, _ := item["text"].(string); strings.Contains(t, "could not be geocoded") {
+								item["text"] = t + " (the routing service is temporarily unavailable)"
+							}
+						}
+					}
+				})
+			},
+		},
+		{
+			Name: "origin-unchecked", Defect: "serves calls from any browser Origin (no DNS-rebinding protection)",
+			MustFail: []string{"FORBIDDEN_ORIGIN"},
+			Request: func(ex *Exchange, _ Options) bool {
+				ex.Request.Header.Del("Origin")
+				return false
+			},
+		},
+		{
 			Name: "fare-off-by-a-penny", Defect: "quotes estimate_fare one penny too high",
 			MustFail: []string{"estimate_fare.success.json"},
 			Response: func(ex *Exchange, _ Options) {

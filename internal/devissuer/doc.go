@@ -62,7 +62,9 @@
 // Options.DevAutoApprove honours ?dev_auto_approve=<email> or the header
 // X-Dev-Auto-Approve: <email> on /oauth/authorize, so tests get
 // redirect_uri?code=..&state=.. without a browser; Options.DevAdmin enables
-// the unauthenticated key-rotation endpoint.
+// the unauthenticated key-rotation endpoint. The dev-issuer command
+// (tools/dev-issuer) refuses to start with any of them on an address other
+// than loopback.
 //
 // # Example
 //

@@ -89,22 +89,20 @@ func (h *harness) postJSON(u string, body any) (int, map[string]any) {
 	h.t.Helper()
 	b, _ := json.Marshal(body)
 	resp, err := h.http.Post(u, "application/json", bytes.NewReader(b))
-	if err != nil {
-		h.t.Fatalf("POST %s: %v", u, err)
-	}
-	defer resp.Body.Close()
-	out := map[string]any{}
-	raw, _ := io.ReadAll(resp.Body)
-	if err := json.Unmarshal(raw, &out); err != nil {
-		h.t.Fatalf("POST %s: status %d, body not JSON: %s", u, resp.StatusCode, raw)
-	}
-	return resp.StatusCode, out
+	return h.jsonReply(u, resp, err)
 }
 
 // postForm posts an x-www-form-urlencoded body and decodes the JSON reply.
 func (h *harness) postForm(u string, form url.Values) (int, map[string]any) {
 	h.t.Helper()
 	resp, err := h.http.PostForm(u, form)
+	return h.jsonReply(u, resp, err)
+}
+
+// jsonReply decodes the JSON object a POST to u answered; anything else
+// fails the test.
+func (h *harness) jsonReply(u string, resp *http.Response, err error) (int, map[string]any) {
+	h.t.Helper()
 	if err != nil {
 		h.t.Fatalf("POST %s: %v", u, err)
 	}

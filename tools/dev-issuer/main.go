@@ -17,6 +17,9 @@
 //	                                                     POST /auth/v1/admin/mint-token (DEV ONLY; see MintPath)
 //	--refresh-reuse-interval DEV_ISSUER_REFRESH_REUSE_INTERVAL  Supabase-style reuse window (0 = off)
 //	--access-token-ttl     DEV_ISSUER_ACCESS_TOKEN_TTL   access token lifetime (1h)
+//
+// The DEV ONLY flags refuse to start unless --addr is a loopback address:
+// each hands a code or a signed token to anyone who can reach the issuer.
 package main
 
 import (
@@ -97,6 +100,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, log io.
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 
+	if shortcuts := devShortcuts(*autoApprove, *autoUser, *devAdmin); shortcuts != "" {
+		if err := requireLoopback(*addr); err != nil {
+			return fmt.Errorf("%s: %w", shortcuts, err)
+		}
+	}
+
 	var users []devissuer.User
 	if *usersFile != "" {
 		var err error
@@ -163,6 +172,39 @@ func run(ctx context.Context, args []string, getenv func(string) string, log io.
 		return err
 	}
 	return nil
+}
+
+// devShortcuts names the DEV ONLY flags that are on, or returns "".
+func devShortcuts(autoApprove bool, autoUser string, devAdmin bool) string {
+	var on []string
+	if autoApprove {
+		on = append(on, "--dev-auto-approve")
+	}
+	if autoUser != "" {
+		on = append(on, "--auto-approve-user")
+	}
+	if devAdmin {
+		on = append(on, "--dev-admin")
+	}
+	return strings.Join(on, ", ")
+}
+
+// requireLoopback refuses a listen address other machines can reach. The
+// dev-only shortcuts hand an authorization code, or a signed token, to
+// anyone who asks; a warning in a log is not enough to keep that off a
+// network, so they only run on a loopback listener.
+func requireLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--addr %q: %w", addr, err)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("dev-only shortcuts listen on loopback only (127.0.0.1, [::1] or localhost), not --addr %q", addr)
 }
 
 // loopbackAddr turns a wildcard listen address into one a local client can

@@ -109,11 +109,27 @@ func TestRunRejectsBadConfig(t *testing.T) {
 		{"--resource", "not a uri"},
 		{"--auto-approve-user", "nobody@example.com"},
 		{"stray"},
+		// Dev-only shortcuts on an address other machines can reach.
+		{"--addr", "0.0.0.0:0", "--dev-auto-approve"},
+		{"--addr", ":0", "--dev-admin"},
+		{"--addr", "192.0.2.1:0", "--auto-approve-user", "dev@tridenttaxis.test"},
 	} {
 		err := run(context.Background(), append([]string{"--addr", "127.0.0.1:0"}, args...),
 			func(string) string { return "" }, &syncBuffer{}, nil)
 		if err == nil {
 			t.Errorf("run %v: want an error", args)
+		}
+	}
+}
+
+func TestDevShortcutsNeedLoopback(t *testing.T) {
+	for addr, want := range map[string]bool{
+		"127.0.0.1:9999": true, "[::1]:9999": true, "localhost:9999": true, "127.0.0.2:0": true,
+		"0.0.0.0:9999": false, ":9999": false, "[::]:9999": false, "10.0.0.5:9999": false, "example.com:9999": false,
+		"no-port": false,
+	} {
+		if err := requireLoopback(addr); (err == nil) != want {
+			t.Errorf("requireLoopback(%q) = %v, want allowed=%v", addr, err, want)
 		}
 	}
 }

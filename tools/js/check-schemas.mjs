@@ -1,6 +1,7 @@
 // Compiles every JSON Schema under contracts/ with ajv in strict Draft 2020-12
 // mode, as a second opinion beside the Go validator, and validates each
-// sample's arguments and structuredContent against its tool's schemas.
+// sample's arguments and structuredContent against its tool's schemas, the
+// tariff and the error catalogue against theirs.
 import { readFileSync, readdirSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -33,6 +34,16 @@ for (const file of readdirSync(join(root, "schemas")).filter((f) => f.endsWith("
   const v = ajv.compile(schema);
   if (!v(tariff)) {
     console.error("FAIL tariff/argyll-2024-04.json fails tariff.schema.json", v.errors);
+    failures++;
+  }
+}
+
+// The error catalogue against the schema its "$schema" names.
+{
+  const catalogue = JSON.parse(readFileSync(join(root, "errors.json"), "utf8"));
+  const v = ajv.compile(JSON.parse(readFileSync(join(root, catalogue.$schema), "utf8")));
+  if (!v(catalogue)) {
+    console.error(`FAIL errors.json fails ${catalogue.$schema}`, v.errors);
     failures++;
   }
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+
 	"github.com/tridenttaxis/trident-mcp/contracts"
 )
 
@@ -34,7 +36,7 @@ func insomniaExport(m *contracts.Manifest, calls []call) ([]byte, error) {
 				Name string `json:"name"`
 			} `json:"params"`
 		}
-		_ = jsonUnmarshal(c.Body, &req)
+		_ = json.Unmarshal(c.Body, &req)
 		for _, t := range m.Tools {
 			if t.Name == req.Params.Name {
 				return t.Name
@@ -62,7 +64,7 @@ func insomniaExport(m *contracts.Manifest, calls []call) ([]byte, error) {
 			})
 		}
 		var hs []map[string]any
-		for _, h := range headers(c.Headers, false) {
+		for _, h := range headers(c.Headers) {
 			hs = append(hs, map[string]any{"name": h[0], "value": h[1]})
 		}
 		hs = append(hs, map[string]any{

@@ -60,6 +60,9 @@ type expectation struct {
 	ErrorCode  int             `json:"errorCode,omitempty"`  // JSON-RPC code expected
 	ErrorText  string          `json:"errorText,omitempty"`  // isError text expected
 	Streamed   bool            `json:"streamed,omitempty"`   // the request asks for SSE progress
+	// Challenge: the reply must carry a Bearer WWW-Authenticate naming
+	// resource_metadata (the 401 sample), where a client restarts OAuth.
+	Challenge bool `json:"challenge,omitempty"`
 }
 
 func run(out string) error {
@@ -180,6 +183,11 @@ func exampleCall(s contracts.Sample) (call, error) {
 	if s.Mode == "oauth" {
 		c.Folder = FolderOAuth
 	}
+	for k := range s.HTTP.Headers {
+		if strings.EqualFold(k, "WWW-Authenticate") {
+			c.Expect.Challenge = true
+		}
+	}
 	switch {
 	case resp.Error != nil:
 		c.Expect.ErrorCode = resp.Error.Code
@@ -238,5 +246,3 @@ func mustPretty(v any) []byte {
 	}
 	return buf.Bytes()
 }
-
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

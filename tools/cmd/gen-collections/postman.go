@@ -19,9 +19,11 @@ type pmHeader struct {
 	Description string `json:"description,omitempty"`
 }
 
-// headers returns the exact MCP Streamable HTTP headers, with overrides, and
-// the Authorization header present but disabled (public mode by default).
-func headers(over map[string]string, authEnabled bool) [][2]string {
+// headers returns the exact MCP Streamable HTTP headers every request sends,
+// with a sample's overrides (the 406 sample narrows Accept). The
+// Authorization header is added by each format's writer, since they spell
+// the disabled flag and the variable differently.
+func headers(over map[string]string) [][2]string {
 	h := [][2]string{
 		{"Content-Type", "application/json"},
 		{"Accept", "application/json, text/event-stream"},
@@ -43,7 +45,7 @@ func postmanCollection(m *contracts.Manifest, calls []call) ([]byte, error) {
 			order = append(order, c.Folder)
 		}
 		var hs []pmHeader
-		for _, h := range headers(c.Headers, false) {
+		for _, h := range headers(c.Headers) {
 			hs = append(hs, pmHeader{Key: h[0], Value: h[1], Type: "text"})
 		}
 		hs = append(hs, pmHeader{

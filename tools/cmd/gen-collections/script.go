@@ -83,6 +83,13 @@ if (expected.errorText) {
     pm.expect(frame.result.content[0].text).to.equal(expected.errorText);
   });
 }
+if (expected.challenge) {
+  pm.test("WWW-Authenticate is a Bearer challenge naming resource_metadata", () => {
+    const h = pm.response.headers.get("WWW-Authenticate") || "";
+    pm.expect(h.toLowerCase()).to.match(/^bearer /);
+    pm.expect(h).to.match(/resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource"/);
+  });
+}
 if (expected.result) {
   pm.test("result matches the documented sample", () => pm.expect(frame.result).to.eql(expected.result));
 }`

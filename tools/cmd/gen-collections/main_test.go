@@ -1,0 +1,313 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tridenttaxis/trident-mcp/contracts"
+)
+
+// generate runs the generator into a fresh directory and returns its files.
+func generate(t *testing.T) map[string][]byte {
+	t.Helper()
+	dir := t.TempDir()
+	if err := run(dir); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]byte{}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[e.Name()] = b
+	}
+	return out
+}
+
+func TestOutputIsDeterministic(t *testing.T) {
+	a, b := generate(t), generate(t)
+	if diff := cmp.Diff(a, b); diff != "" {
+		t.Fatalf("two runs differ, so make check-generated would flap:\n%s", diff)
+	}
+	want := []string{"embed.gen.go", "index.json", "trident.insomnia.json", "trident.postman_collection.json"}
+	if diff := cmp.Diff(want, slices.Sorted(maps.Keys(a))); diff != "" {
+		t.Errorf("files (-want +got):\n%s", diff)
+	}
+}
+
+// pmCollection is the part of a Postman v2.1 collection the checks read.
+type pmCollection struct {
+	Info struct {
+		PostmanID string `json:"_postman_id"`
+		Name      string `json:"name"`
+		Schema    string `json:"schema"`
+	} `json:"info"`
+	Item []struct {
+		Name string   `json:"name"`
+		Item []pmItem `json:"item"`
+	} `json:"item"`
+	Variable []struct {
+		Key   string `json:"key"`
+		Value string `json:"value"`
+	} `json:"variable"`
+}
+
+type pmItem struct {
+	Name  string `json:"name"`
+	Event []struct {
+		Listen string `json:"listen"`
+		Script struct {
+			Type string   `json:"type"`
+			Exec []string `json:"exec"`
+		} `json:"script"`
+	} `json:"event"`
+	Request struct {
+		Method string     `json:"method"`
+		Header []pmHeader `json:"header"`
+		Body   struct {
+			Mode string `json:"mode"`
+			Raw  string `json:"raw"`
+		} `json:"body"`
+		URL struct {
+			Raw string `json:"raw"`
+		} `json:"url"`
+	} `json:"request"`
+}
+
+// expectationOf reads back the expectation a request's test script embeds.
+func expectationOf(t *testing.T, it pmItem) expectation {
+	t.Helper()
+	if len(it.Event) != 1 || it.Event[0].Listen != "test" || len(it.Event[0].Script.Exec) == 0 {
+		t.Fatalf("%s: want one test script, got %+v", it.Name, it.Event)
+	}
+	first := it.Event[0].Script.Exec[0]
+	js, ok := strings.CutPrefix(first, "const expected = ")
+	if !ok {
+		t.Fatalf("%s: script starts %q", it.Name, first)
+	}
+	var e expectation
+	if err := json.Unmarshal([]byte(strings.TrimSuffix(js, ";")), &e); err != nil {
+		t.Fatalf("%s: expectation %s: %v", it.Name, js, err)
+	}
+	return e
+}
+
+func TestPostmanCollection(t *testing.T) {
+	var c pmCollection
+	if err := json.Unmarshal(generate(t)["trident.postman_collection.json"], &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.Info.Schema != PostmanSchema {
+		t.Errorf("info.schema = %q", c.Info.Schema)
+	}
+	if !regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`).MatchString(c.Info.PostmanID) {
+		t.Errorf("_postman_id %q is not a UUID", c.Info.PostmanID)
+	}
+	vars := map[string]string{}
+	for _, v := range c.Variable {
+		vars[v.Key] = v.Value
+	}
+	if diff := cmp.Diff(map[string]string{"mcpEndpoint": DefaultEndpoint, "accessToken": ""}, vars); diff != "" {
+		t.Errorf("variables (-want +got):\n%s", diff)
+	}
+
+	m, err := contracts.LoadManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	samples, err := contracts.LoadSamples()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byFolder := map[string][]pmItem{}
+	for _, f := range c.Item {
+		byFolder[f.Name] = f.Item
+	}
+	var tools, examples []string
+	for _, it := range byFolder[FolderTools] {
+		tools = append(tools, it.Name)
+	}
+	for _, f := range []string{FolderExamples, FolderOAuth} {
+		for _, it := range byFolder[f] {
+			examples = append(examples, it.Name)
+		}
+	}
+	var wantTools, wantExamples []string
+	for _, tl := range m.Tools {
+		wantTools = append(wantTools, tl.Name)
+	}
+	for _, s := range samples {
+		wantExamples = append(wantExamples, s.Name)
+	}
+	wantExamples = append(wantExamples, "start_booking.success (streamed)")
+	if diff := cmp.Diff(wantTools, tools); diff != "" {
+		t.Errorf("Tools folder: one request per tool (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(slices.Sorted(slices.Values(wantExamples)), slices.Sorted(slices.Values(examples))); diff != "" {
+		t.Errorf("examples: every sample and the streamed call (-want +got):\n%s", diff)
+	}
+
+	for folder, items := range byFolder {
+		for _, it := range items {
+			where := folder + "/" + it.Name
+			r := it.Request
+			if r.Method != "POST" || r.URL.Raw != "{{mcpEndpoint}}" || r.Body.Mode != "raw" {
+				t.Errorf("%s: %s %s body mode %q", where, r.Method, r.URL.Raw, r.Body.Mode)
+			}
+			var body struct {
+				JSONRPC string `json:"jsonrpc"`
+				Method  string `json:"method"`
+				Params  struct {
+					Name string         `json:"name"`
+					Meta map[string]any `json:"_meta"`
+				} `json:"params"`
+			}
+			if err := json.Unmarshal([]byte(r.Body.Raw), &body); err != nil || body.JSONRPC != "2.0" || body.Method != "tools/call" {
+				t.Errorf("%s: body is not a tools/call: %v %s", where, err, r.Body.Raw)
+			}
+			h := map[string]pmHeader{}
+			for _, x := range r.Header {
+				h[x.Key] = x
+			}
+			accept := "application/json, text/event-stream"
+			if it.Name == "errors/not_acceptable" {
+				accept = "application/json" // the 406 sample's narrowed Accept
+			}
+			for k, v := range map[string]string{"Content-Type": "application/json", "Accept": accept, "MCP-Protocol-Version": "2025-06-18"} {
+				if h[k].Value != v || h[k].Disabled {
+					t.Errorf("%s: header %s = %+v, want %q enabled", where, k, h[k], v)
+				}
+			}
+			auth, ok := h["Authorization"]
+			if !ok || auth.Value != "Bearer {{accessToken}}" {
+				t.Errorf("%s: Authorization header %+v", where, auth)
+			}
+			if wantOff := folder != FolderOAuth; auth.Disabled != wantOff {
+				t.Errorf("%s: Authorization disabled=%v, want %v (public mode must not send it)", where, auth.Disabled, wantOff)
+			}
+
+			e := expectationOf(t, it)
+			switch {
+			case folder == FolderTools:
+				if !e.ResultOnly || e.Status != 200 {
+					t.Errorf("%s: a tool request must assert a result: %+v", where, e)
+				}
+			case strings.HasSuffix(it.Name, "(streamed)"):
+				if !e.Streamed || body.Params.Meta["progressToken"] == nil || len(e.Result) == 0 {
+					t.Errorf("%s: the streamed call needs _meta.progressToken and a streamed, exact expectation: %+v %s", where, e, r.Body.Raw)
+				}
+			default:
+				if e.ResultOnly || (len(e.Result) == 0 && e.ErrorCode == 0) {
+					t.Errorf("%s: an example must assert its documented reply: %+v", where, e)
+				}
+			}
+			if it.Name == "errors/unauthorized" && (e.Status != 401 || e.ErrorCode != -32001 || !e.Challenge) {
+				t.Errorf("%s: want 401, -32001 and the challenge checked: %+v", where, e)
+			}
+		}
+	}
+}
+
+func TestInsomniaExport(t *testing.T) {
+	files := generate(t)
+	var ex struct {
+		Type      string           `json:"_type"`
+		Format    int              `json:"__export_format"`
+		Resources []map[string]any `json:"resources"`
+	}
+	if err := json.Unmarshal(files["trident.insomnia.json"], &ex); err != nil {
+		t.Fatal(err)
+	}
+	if ex.Type != "export" || ex.Format != 4 {
+		t.Fatalf("_type %q __export_format %d, want export 4", ex.Type, ex.Format)
+	}
+	ids := map[string]map[string]any{}
+	for _, r := range ex.Resources {
+		ids[r["_id"].(string)] = r
+	}
+	var pm pmCollection
+	if err := json.Unmarshal(files["trident.postman_collection.json"], &pm); err != nil {
+		t.Fatal(err)
+	}
+	pmCount := 0
+	for _, f := range pm.Item {
+		pmCount += len(f.Item)
+	}
+	requests := 0
+	for _, r := range ex.Resources {
+		typ := r["_type"].(string)
+		prefix := map[string]string{"workspace": "wrk_", "environment": "env_", "request_group": "fld_", "request": "req_"}[typ]
+		if prefix == "" || !strings.HasPrefix(r["_id"].(string), prefix) {
+			t.Errorf("resource %v: type %q with id %v", r["name"], typ, r["_id"])
+		}
+		if typ == "workspace" {
+			continue
+		}
+		parent, ok := ids[r["parentId"].(string)]
+		if !ok {
+			t.Errorf("%v: parentId %v is not a resource", r["name"], r["parentId"])
+			continue
+		}
+		if typ != "request" {
+			continue
+		}
+		requests++
+		folder := parent["name"].(string)
+		if r["url"] != "{{ _.mcpEndpoint }}" || r["method"] != "POST" {
+			t.Errorf("%s/%v: %v %v", folder, r["name"], r["method"], r["url"])
+		}
+		var auth map[string]any
+		for _, h := range r["headers"].([]any) {
+			if hm := h.(map[string]any); hm["name"] == "Authorization" {
+				auth = hm
+			}
+		}
+		if auth == nil || auth["value"] != "Bearer {{ _.accessToken }}" || auth["disabled"] != (folder != FolderOAuth) {
+			t.Errorf("%s/%v: Authorization header %v, want present and disabled outside %q", folder, r["name"], auth, FolderOAuth)
+		}
+	}
+	if requests != pmCount {
+		t.Errorf("insomnia has %d requests, postman %d", requests, pmCount)
+	}
+}
+
+func TestExampleCallRefusesAResponseWithNeitherResultNorError(t *testing.T) {
+	_, err := exampleCall(contracts.Sample{Name: "bad", Request: json.RawMessage(`{}`), Response: json.RawMessage(`{"jsonrpc":"2.0","id":1}`)})
+	if err == nil {
+		t.Fatal("want an error")
+	}
+}
+
+func TestIndexNamesBothFiles(t *testing.T) {
+	files := generate(t)
+	var idx struct {
+		Collections map[string]struct {
+			Ref string `json:"$ref"`
+		} `json:"collections"`
+	}
+	if err := json.Unmarshal(files["index.json"], &idx); err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range idx.Collections {
+		if _, ok := files[c.Ref]; !ok {
+			t.Errorf("index.json %s names %q, which is not generated", name, c.Ref)
+		}
+	}
+	if !bytes.Contains(files["embed.gen.go"], []byte("// Code generated")) {
+		t.Error("embed.gen.go lacks the generated-code header")
+	}
+}
