@@ -233,9 +233,9 @@ func TestToolFailures(t *testing.T) {
 		{"no road", &fakeGeo{routeErr: geo.ErrNoMatch}, "start_booking",
 			"Could not start booking — address could not be geocoded or the routing service is unavailable."},
 		{"router down", &fakeGeo{routeErr: fmt.Errorf("osrm: %w", geo.ErrUnavailable)}, "estimate_fare",
-			"Could not estimate fare — the routing service is temporarily unavailable. Retry with backoff."},
+			"Could not estimate fare — the address lookup or routing service is temporarily unavailable. Retry with backoff."},
 		{"geocoder down is retryable too", &fakeGeo{geoErr: fmt.Errorf("nominatim: %w", geo.ErrUnavailable)}, "start_booking",
-			"Could not start booking — the routing service is temporarily unavailable. Retry with backoff."},
+			"Could not start booking — the address lookup or routing service is temporarily unavailable. Retry with backoff."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -42,7 +42,7 @@ const (
 	InvalidArguments Code = "INVALID_ARGUMENTS"
 	// The pickup or dropoff address could not be resolved to coordinates.
 	GeocodeFailed Code = "GEOCODE_FAILED"
-	// The upstream routing/distance service is temporarily unavailable.
+	// The upstream address-lookup or routing/distance service is temporarily unavailable.
 	RoutingUnavailable Code = "ROUTING_UNAVAILABLE"
 	// The requested passenger count exceeds the vehicle's seating capacity (saloon ≤4, mpv ≤7, wav ≤4). Checked before geocoding.
 	CapacityExceeded Code = "CAPACITY_EXCEEDED"
@@ -107,14 +107,14 @@ var Catalogue = []Entry{
 		JSONRPCCode: 0,
 		HTTPStatus:  0,
 		Tools:       []string{"estimate_fare", "start_booking"},
-		Meaning:     "The upstream routing/distance service is temporarily unavailable.",
+		Meaning:     "The upstream address-lookup or routing/distance service is temporarily unavailable.",
 		Remedy:      "Safe to retry with exponential backoff (2-3 attempts).",
 		Retryable:   true,
-		Signal:      "routing service is temporarily unavailable",
+		Signal:      "service is temporarily unavailable",
 		Message:     "",
 		Messages: map[string]string{
-			"estimate_fare": "Could not estimate fare — the routing service is temporarily unavailable. Retry with backoff.",
-			"start_booking": "Could not start booking — the routing service is temporarily unavailable. Retry with backoff.",
+			"estimate_fare": "Could not estimate fare — the address lookup or routing service is temporarily unavailable. Retry with backoff.",
+			"start_booking": "Could not start booking — the address lookup or routing service is temporarily unavailable. Retry with backoff.",
 		},
 	},
 	{

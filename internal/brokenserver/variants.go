@@ -72,7 +72,7 @@ func Variants() []Variant {
 					for _, c := range res["content"].([]any) {
 						if item, ok := c.(map[string]any); ok {
 							if t, _ := item["text"].(string); strings.Contains(t, "could not be geocoded") {
-								item["text"] = t + " (the routing service is temporarily unavailable)"
+								item["text"] = t + " (the address lookup or routing service is temporarily unavailable)"
 							}
 						}
 					}
