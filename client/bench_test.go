@@ -13,7 +13,7 @@ import (
 	"github.com/tridenttaxis/trident-mcp/gen/mcptypes"
 )
 
-// benchReply is the seed's get_service_info response, echoed for any id 1..n
+// benchResult is the seed's get_service_info response, echoed for any id 1..n
 // by a handler that does no work, so both benchmarks measure the client side.
 const benchResult = `"result":{"content":[{"type":"text","text":"Trident Taxis · Helensburgh, Lomond, Argyll & Bute (UK)"}],"structuredContent":{"brand":"Trident Taxis","area":"Helensburgh, Lomond, Argyll & Bute (UK)","vehicles":[{"id":"saloon","maxPassengers":4},{"id":"mpv","maxPassengers":7,"note":"8-seater; +100% on local hires"}],"surcharges":{"preBookingGBP":0.4,"airportPickupOrDropGBP":10,"airportMeetAndGreetGBP":25,"eightSeaterLocalMultiplier":2},"tariffs":["T1 day","T2 night/evening","T3 Christmas & New Year"],"bookingUrl":"https://tridenttaxis.online"}}}`
 
@@ -35,11 +35,21 @@ func benchServer(b *testing.B) *httptest.Server {
 // same tools/call, decoding the same structured result.
 func BenchmarkPlainPOST(b *testing.B) {
 	srv := benchServer(b)
-	hc := srv.Client()
+	benchPlainPOST(b, srv.Client(), srv.URL+"/mcp")
+}
+
+// BenchmarkClientCall is the same call through the typed client: compare
+// its ns/op with BenchmarkPlainPOST's for the client's per-call overhead.
+func BenchmarkClientCall(b *testing.B) {
+	srv := benchServer(b)
+	benchClientCall(b, srv.Client(), srv.URL+"/mcp")
+}
+
+func benchPlainPOST(b *testing.B, hc *http.Client, endpoint string) {
 	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_service_info","arguments":{}}}`)
 	b.ReportAllocs()
 	for b.Loop() {
-		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp", bytes.NewReader(body))
+		req, _ := http.NewRequest(http.MethodPost, endpoint, bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
@@ -60,11 +70,8 @@ func BenchmarkPlainPOST(b *testing.B) {
 	}
 }
 
-// BenchmarkClientCall is the same call through the typed client: compare
-// its ns/op with BenchmarkPlainPOST's for the client's per-call overhead.
-func BenchmarkClientCall(b *testing.B) {
-	srv := benchServer(b)
-	c, err := client.New(srv.URL+"/mcp", client.WithHTTPClient(srv.Client()))
+func benchClientCall(b *testing.B, hc *http.Client, endpoint string) {
+	c, err := client.New(endpoint, client.WithHTTPClient(hc))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -98,42 +105,9 @@ func (cannedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 func BenchmarkPlainPOSTInMemory(b *testing.B) {
-	hc := &http.Client{Transport: cannedTransport{}}
-	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_service_info","arguments":{}}}`)
-	b.ReportAllocs()
-	for b.Loop() {
-		req, _ := http.NewRequest(http.MethodPost, "http://mcp.test/mcp", bytes.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
-		resp, err := hc.Do(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		var f struct {
-			Result struct {
-				StructuredContent mcptypes.GetServiceInfoOutput `json:"structuredContent"`
-			} `json:"result"`
-		}
-		err = json.NewDecoder(resp.Body).Decode(&f)
-		resp.Body.Close()
-		if err != nil || f.Result.StructuredContent.Brand != "Trident Taxis" {
-			b.Fatalf("decode: %v", err)
-		}
-	}
+	benchPlainPOST(b, &http.Client{Transport: cannedTransport{}}, "http://mcp.test/mcp")
 }
 
 func BenchmarkClientCallInMemory(b *testing.B) {
-	c, err := client.New("http://mcp.test/mcp", client.WithHTTPClient(&http.Client{Transport: cannedTransport{}}))
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		out, err := c.GetServiceInfo(ctx, mcptypes.GetServiceInfoInput{})
-		if err != nil || out.Brand != "Trident Taxis" {
-			b.Fatalf("call: %v", err)
-		}
-	}
+	benchClientCall(b, &http.Client{Transport: cannedTransport{}}, "http://mcp.test/mcp")
 }

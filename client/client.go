@@ -309,7 +309,10 @@ func (c *Client) wantsSession(err error) bool {
 
 // ensureSession runs initialize and notifications/initialized unless done
 // already (or, with again, even if done: the server forgot the session).
-// Concurrent callers share one handshake.
+// Concurrent callers share one handshake, run on the context of the caller
+// that started it. A caller waiting on it stops when its own context ends,
+// and when the handshake failed only because its starter gave up, runs it
+// again for itself rather than return someone else's cancellation.
 func (c *Client) ensureSession(ctx context.Context, s *settings, again bool) error {
 	c.mu.Lock()
 	done, stale := c.initialized, c.sessionID
@@ -317,39 +320,52 @@ func (c *Client) ensureSession(ctx context.Context, s *settings, again bool) err
 	if done && !again {
 		return nil
 	}
-	_, err, _ := c.group.Do("initialize:"+stale, func() (any, error) {
-		c.mu.Lock()
-		if c.initialized && c.sessionID != stale {
-			c.mu.Unlock()
-			return nil, nil // another caller already rebuilt it
+	for try := 0; ; try++ {
+		select {
+		case r := <-c.group.DoChan("initialize:"+stale, func() (any, error) { return nil, c.handshake(ctx, s, stale) }):
+			if try == 0 && r.Err != nil && ctx.Err() == nil && (errors.Is(r.Err, context.Canceled) || errors.Is(r.Err, context.DeadlineExceeded)) {
+				continue // the starter's context ended, not ours
+			}
+			return r.Err
+		case <-ctx.Done():
+			return ctx.Err()
 		}
-		c.sessionID, c.initialized, c.protocolVersion = "", false, ""
-		c.mu.Unlock()
+	}
+}
 
-		hs := *s
-		hs.progress = nil
-		params := map[string]any{
-			"protocolVersion": s.protocolVersion,
-			"capabilities":    s.capabilities(),
-			"clientInfo":      map[string]any{"name": s.clientName, "version": s.clientVersion},
-		}
-		var res struct {
-			ProtocolVersion string `json:"protocolVersion"`
-		}
-		if err := c.do(ctx, &hs, MethodInitialize, params, &res); err != nil {
-			return nil, err
-		}
-		c.mu.Lock()
-		c.protocolVersion = res.ProtocolVersion
+// handshake is one initialize exchange, unless another caller already
+// replaced the session stale.
+func (c *Client) handshake(ctx context.Context, s *settings, stale string) error {
+	c.mu.Lock()
+	if c.initialized && c.sessionID != stale {
 		c.mu.Unlock()
-		body, _ := json.Marshal(request{JSONRPC: "2.0", Method: MethodInitialized})
-		if _, err := c.exchange(ctx, &hs, MethodInitialized, nil, body); err != nil {
-			return nil, err
-		}
-		c.mu.Lock()
-		c.initialized = true
-		c.mu.Unlock()
-		return nil, nil
-	})
-	return err
+		return nil // another caller already rebuilt it
+	}
+	c.sessionID, c.initialized, c.protocolVersion = "", false, ""
+	c.mu.Unlock()
+
+	hs := *s
+	hs.progress = nil
+	params := map[string]any{
+		"protocolVersion": s.protocolVersion,
+		"capabilities":    s.capabilities(),
+		"clientInfo":      map[string]any{"name": s.clientName, "version": s.clientVersion},
+	}
+	var res struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	if err := c.do(ctx, &hs, MethodInitialize, params, &res); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.protocolVersion = res.ProtocolVersion
+	c.mu.Unlock()
+	body, _ := json.Marshal(request{JSONRPC: "2.0", Method: MethodInitialized})
+	if _, err := c.exchange(ctx, &hs, MethodInitialized, nil, body); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.initialized = true
+	c.mu.Unlock()
+	return nil
 }

@@ -17,10 +17,12 @@
 //     notifications/progress to [WithProgress] and picking the final frame by
 //     its id;
 //   - retries 408, 425, 429, 500, 502, 503, 504, network errors and a stream
-//     cut before its final frame, with full-jitter exponential backoff (1 s,
-//     2 s, 4 s ceilings), Retry-After honoured, at most 3 attempts, stopping
-//     when the context ends ([RetryPolicy]); never retries tool errors,
-//     JSON-RPC errors, 401 or other 4xx;
+//     cut before its final frame, with full-jitter exponential backoff (a
+//     wait drawn from [0, 1 s], then [0, 2 s]; the ceiling keeps doubling
+//     when [RetryPolicy.MaxAttempts] allows more), Retry-After honoured as
+//     seconds or an HTTP date, at most 3 attempts, stopping at once when the
+//     context ends; never retries tool errors, JSON-RPC errors, 401 or other
+//     4xx;
 //   - resumes an event stream cut before its final frame when the stream
 //     carried event ids: after the stream's retry time, a GET with
 //     Last-Event-ID (MCP 2025-11-25 resumability, SEP-1699); a server that

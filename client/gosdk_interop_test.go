@@ -14,8 +14,8 @@ import (
 )
 
 // The real server is built on go-sdk's Streamable HTTP handler; this test
-// checks the client against that handler in both of its modes, with each
-// handshake policy, before the real server exists.
+// checks the client against that handler in both of its modes (the real
+// server runs only the stateless one), with each handshake policy.
 func TestGoSDKServerInterop(t *testing.T) {
 	newServer := func() *mcp.Server {
 		s := mcp.NewServer(&mcp.Implementation{Name: "interop", Version: "0.0.0"}, nil)

@@ -144,7 +144,9 @@ func TestIntegrationRealServer(t *testing.T) {
 			if booking.Confirmed || !booking.RequiresPassengerAction || booking.Quote.FareGBP != 118 {
 				t.Errorf("StartBooking = %+v, want the seed's unconfirmed £118 quote", booking)
 			}
-			t.Logf("start_booking streamed %d progress frames", steps)
+			if steps == 0 {
+				t.Error("start_booking with a progress token streamed no notifications/progress frame")
+			}
 
 			_, err = c.StartBooking(ctx, mcptypes.StartBookingInput{
 				Pickup: "Helensburgh Central Station", Dropoff: "Glasgow Airport",

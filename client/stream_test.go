@@ -61,7 +61,9 @@ func TestCutStreamResumesWithLastEventIDAfterRetry(t *testing.T) {
 		posts++
 		pending = readRPC(t, r).ID
 		sseHeader(w)
-		fmt.Fprint(w, "id: e1\nretry: 750\ndata: \n\n") // priming event, then the stream is cut
+		// A priming event, then the stream is cut in the middle of the
+		// event with id e2: resuming must ask for what follows e1.
+		fmt.Fprintf(w, "id: e1\nretry: 750\ndata: \n\nid: e2\ndata: %s", okResult(pending)[:20])
 	}))
 	defer srv.Close()
 	clock := newFakeClock()
@@ -81,69 +83,56 @@ func TestCutStreamResumesWithLastEventIDAfterRetry(t *testing.T) {
 	}
 }
 
-func TestCutStreamWithoutIDsIsSentAgain(t *testing.T) {
-	var mu sync.Mutex
-	posts, gets := 0, 0
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		defer mu.Unlock()
-		if r.Method == http.MethodGet {
-			gets++
-			w.WriteHeader(http.StatusMethodNotAllowed)
-			return
-		}
-		posts++
-		id := readRPC(t, r).ID
-		sseHeader(w)
-		if posts == 2 {
-			fmt.Fprintf(w, "data: %s\n\n", okResult(id))
-		}
-	}))
-	defer srv.Close()
-	p := client.DefaultRetryPolicy()
-	p.Jitter = maxJitter
-	c, _ := client.New(srv.URL, client.WithClock(newFakeClock()), client.WithRetry(p))
-	if _, err := c.Call(context.Background(), "slow", nil, nil); err != nil {
-		t.Fatal(err)
+// A cut stream that cannot be resumed (no event ids, or the server refuses
+// the GET) is left to the retry policy, which sends the request again.
+func TestCutStreamWithoutResumptionIsSentAgain(t *testing.T) {
+	tests := []struct {
+		name       string
+		firstReply string // the first POST's stream, cut after this
+		wantGets   int
+		wantSleeps []time.Duration
+	}{
+		{"no event ids", "", 0, []time.Duration{time.Second}},
+		{"resumption refused", "id: e1\ndata: \n\n", 1, []time.Duration{client.DefaultResumeDelay, time.Second}},
 	}
-	if posts != 2 || gets != 0 {
-		t.Errorf("POSTs %d, GETs %d; want the request sent again and no resumption", posts, gets)
-	}
-}
-
-func TestResumptionRefusedFallsBackToRetryPolicy(t *testing.T) {
-	var mu sync.Mutex
-	posts, gets := 0, 0
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		defer mu.Unlock()
-		if r.Method == http.MethodGet {
-			gets++
-			w.WriteHeader(http.StatusMethodNotAllowed)
-			return
-		}
-		posts++
-		id := readRPC(t, r).ID
-		sseHeader(w)
-		if posts == 1 {
-			fmt.Fprint(w, "id: e1\ndata: \n\n")
-			return
-		}
-		fmt.Fprintf(w, "data: %s\n\n", okResult(id))
-	}))
-	defer srv.Close()
-	clock := newFakeClock()
-	p := client.DefaultRetryPolicy()
-	p.Jitter = maxJitter
-	c, _ := client.New(srv.URL, client.WithClock(clock), client.WithRetry(p))
-	if _, err := c.Call(context.Background(), "slow", nil, nil); err != nil {
-		t.Fatal(err)
-	}
-	if posts != 2 || gets != 1 {
-		t.Errorf("POSTs %d, GETs %d; want one refused resumption, then the request sent again", posts, gets)
-	}
-	if d := cmp.Diff([]time.Duration{client.DefaultResumeDelay, time.Second}, clock.Sleeps()); d != "" {
-		t.Errorf("waits (-want +got): the default resume delay, then the backoff:\n%s", d)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var mu sync.Mutex
+			posts, gets := 0, 0
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				defer mu.Unlock()
+				if r.Method == http.MethodGet {
+					gets++
+					w.WriteHeader(http.StatusMethodNotAllowed)
+					return
+				}
+				posts++
+				id := readRPC(t, r).ID
+				sseHeader(w)
+				if posts == 1 {
+					fmt.Fprint(w, tt.firstReply)
+					return
+				}
+				fmt.Fprintf(w, "data: %s\n\n", okResult(id))
+			}))
+			defer srv.Close()
+			clock := newFakeClock()
+			p := client.DefaultRetryPolicy()
+			p.Jitter = maxJitter
+			c, _ := client.New(srv.URL, client.WithClock(clock), client.WithRetry(p))
+			if _, err := c.Call(context.Background(), "slow", nil, nil); err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if posts != 2 || gets != tt.wantGets {
+				t.Errorf("POSTs %d, GETs %d; want the request sent again after %d GETs", posts, gets, tt.wantGets)
+			}
+			if d := cmp.Diff(tt.wantSleeps, clock.Sleeps()); d != "" {
+				t.Errorf("waits (-want +got):\n%s", d)
+			}
+		})
 	}
 }
 
@@ -443,5 +432,89 @@ func TestInsufficientScopeIsNotForbiddenOrigin(t *testing.T) {
 	var tr *client.TransportError
 	if !errors.As(err, &tr) || tr.StatusCode != 403 || client.CodeOf(err) != "" {
 		t.Errorf("err = %v (code %q), want the 403 with no catalogue name", err, client.CodeOf(err))
+	}
+}
+
+// A reply larger than the caps is refused, not buffered, and not retried:
+// sending the request again would get the same reply.
+func TestReplySizeCaps(t *testing.T) {
+	big := strings.Repeat("x", 4096)
+	tests := []struct {
+		name    string
+		opt     client.Option
+		stream  bool
+		wantErr string
+	}{
+		{"JSON reply over WithMaxResponseBytes", client.WithMaxResponseBytes(1024), false, "larger than 1024 bytes"},
+		{"event over WithMaxEventSize", client.WithMaxEventSize(1024), true, "exceeds the size limit"},
+		{"within the caps", client.WithMaxResponseBytes(64 << 10), false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var mu sync.Mutex
+			posts := 0
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				posts++
+				mu.Unlock()
+				id := readRPC(t, r).ID
+				body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":%q}]}}`, id, big)
+				if tt.stream {
+					sseHeader(w)
+					fmt.Fprintf(w, "data: %s\n\n", body)
+					return
+				}
+				w.Header().Set("Content-Type", "application/json")
+				io.WriteString(w, body)
+			}))
+			defer srv.Close()
+			c, _ := client.New(srv.URL, tt.opt, client.WithClock(newFakeClock()))
+			res, err := c.Call(context.Background(), "x", nil, nil)
+			if tt.wantErr == "" {
+				if err != nil || res.Text() != big {
+					t.Fatalf("Call = %v; want the whole reply", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || client.IsRetryable(err) {
+				t.Errorf("err = %v, want %q, not retryable", err, tt.wantErr)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if posts != 1 {
+				t.Errorf("%d POSTs, want 1", posts)
+			}
+		})
+	}
+}
+
+// WithHeader adds headers but cannot displace the ones the transport
+// needs; WithProtocolVersion sets the version sent before initialize.
+func TestHeaderOptions(t *testing.T) {
+	var mu sync.Mutex
+	var got http.Header
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = r.Header.Clone()
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, okResult(readRPC(t, r).ID))
+	}))
+	defer srv.Close()
+	c, _ := client.New(srv.URL, client.WithHeader("X-Trace", "t1"), client.WithHeader("Accept", "text/html"),
+		client.WithProtocolVersion("2025-03-26"), client.WithBearerToken("tok"))
+	if _, err := c.Call(context.Background(), "x", nil, nil, client.WithHeader("X-Call", "c1")); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := map[string]string{
+		"X-Trace": "t1", "X-Call": "c1", "Accept": "application/json, text/event-stream",
+		"Mcp-Protocol-Version": "2025-03-26", "Authorization": "Bearer tok",
+	}
+	for k, v := range want {
+		if got.Get(k) != v {
+			t.Errorf("%s = %q, want %q", k, got.Get(k), v)
+		}
 	}
 }

@@ -50,7 +50,7 @@ func (c *Client) GetServiceInfo(ctx context.Context, in mcptypes.GetServiceInfoI
 //
 // The structured result is decoded into [mcptypes.StartBookingOutput]. A refusal
 // (isError) returns a [*ToolError]; see [Client.Call] for the other errors.
-// The server annotates it read-only, idempotent.
+// The server annotates it idempotent.
 func (c *Client) StartBooking(ctx context.Context, in mcptypes.StartBookingInput, opts ...CallOption) (*mcptypes.StartBookingOutput, error) {
 	var out mcptypes.StartBookingOutput
 	if _, err := c.Call(ctx, mcptypes.ToolStartBooking, in, &out, opts...); err != nil {

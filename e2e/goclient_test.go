@@ -17,6 +17,7 @@ import (
 	"github.com/tridenttaxis/trident-mcp/client/oauth"
 	"github.com/tridenttaxis/trident-mcp/gen/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/internal/devissuer"
+	"github.com/tridenttaxis/trident-mcp/server/auth"
 )
 
 // TestGoClient runs the project's Go client against the pair: the first
@@ -131,9 +132,15 @@ func TestGoClient(t *testing.T) {
 	// Our next call's proactive refresh finds the family revoked: the call
 	// goes out without a token, meets the 401, and the authorizer runs the
 	// flow again (the user consents anew) before the single retry.
+	// The stale access token is not tried on the way: the server refuses
+	// one anonymous request, and nothing else.
 	p.Clock.Advance(time.Hour + time.Minute)
+	mark := srv.Logs.Mark()
 	if err := call("after the family was revoked"); err != nil {
 		t.Fatalf("call after the family was revoked: %v, want re-consent and success", err)
+	}
+	if d := cmp.Diff([]string{string(auth.ReasonMissingCredentials)}, srv.Logs.RefusalsSince(mark)); d != "" {
+		t.Errorf("refusals while re-consenting (-want +got):\n%s", d)
 	}
 	third, _ := store.Load(ctx)
 	if third.RefreshToken == second.RefreshToken {

@@ -37,7 +37,8 @@ type Authorizer struct {
 	max  int
 
 	src  atomic.Pointer[Source]
-	mu   sync.Mutex // one flow at a time
+	flow chan struct{} // holds one token while a challenge is answered
+	mu   sync.Mutex    // guards max and runs
 	runs int
 }
 
@@ -53,7 +54,7 @@ func NewAuthorizer(cfg LoginConfig, opts ...SourceOption) (*Authorizer, error) {
 	if cfg.HTTPClient != nil {
 		opts = append([]SourceOption{WithHTTPClient(cfg.HTTPClient)}, opts...)
 	}
-	a := &Authorizer{cfg: cfg, opts: opts, max: DefaultMaxAuthorizations}
+	a := &Authorizer{cfg: cfg, opts: opts, max: DefaultMaxAuthorizations, flow: make(chan struct{}, 1)}
 	a.src.Store(NewSource(cfg.Store, opts...))
 	return a, nil
 }
@@ -91,18 +92,29 @@ func (a *Authorizer) Refresh(ctx context.Context, rejected string) (string, erro
 	return a.src.Load().Refresh(ctx, rejected)
 }
 
-// Authorize answers a challenge with a new token.
+// Authorize answers a challenge with a new token. Challenges are answered
+// one at a time (a second caller usually finds the first one's token); a
+// caller whose context ends while it waits for its turn, or for the user,
+// returns at once.
 func (a *Authorizer) Authorize(ctx context.Context, ch *client.Challenge) (string, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	select {
+	case a.flow <- struct{}{}:
+		defer func() { <-a.flow }()
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
 	src := a.src.Load()
 	rec, err := src.current(ctx)
 	if err != nil && !errors.Is(err, ErrNoTokens) {
 		return "", err
 	}
-	if rec != nil && rec.AccessToken != "" && rec.AccessToken != ch.Rejected &&
+	// Another caller's answer serves this one too, unless it is the token
+	// the server just refused or one already known to be expiring (a call
+	// that went out with no token because a proactive refresh failed must
+	// not be retried with the stale token it could not refresh).
+	if rec != nil && rec.AccessToken != "" && rec.AccessToken != ch.Rejected && !src.expiring(rec) &&
 		(!ch.InsufficientScope() || covers(rec.Scopes, ch.Scopes)) {
-		return rec.AccessToken, nil // replaced while this caller waited
+		return rec.AccessToken, nil
 	}
 	var granted []string
 	if rec != nil {
@@ -117,10 +129,15 @@ func (a *Authorizer) Authorize(ctx context.Context, ch *client.Challenge) (strin
 			return t, err
 		}
 	}
-	if a.runs >= a.max {
-		return "", fmt.Errorf("%w: ran the flow %d times", ErrTooManyAuthorizations, a.runs)
+	a.mu.Lock()
+	runs, limit := a.runs, a.max
+	if runs < limit {
+		a.runs++
 	}
-	a.runs++
+	a.mu.Unlock()
+	if runs >= limit {
+		return "", fmt.Errorf("%w: ran the flow %d times", ErrTooManyAuthorizations, runs)
+	}
 	metadataURL := ch.ResourceMetadata
 	if metadataURL == "" {
 		metadataURL = a.cfg.ResourceMetadataURL

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tridenttaxis/trident-mcp/client"
@@ -42,6 +43,9 @@ type fakeAS struct {
 	challengeScope bool
 	// refuseAll answers every authenticated request 403 insufficient_scope.
 	refuseAll bool
+	// refuseRefresh answers every refresh_token grant invalid_grant, as an
+	// issuer does once the family is revoked.
+	refuseRefresh bool
 
 	srv *httptest.Server
 	mu  sync.Mutex
@@ -52,6 +56,7 @@ type fakeAS struct {
 	tokens           map[string][]string // issued token → scopes
 	challenge        string              // last code_challenge
 	n                int
+	mcpTokens        []string // the bearer token of each POST /mcp, "" for none
 }
 
 type tokenRequest struct {
@@ -147,6 +152,11 @@ func newFakeAS(t *testing.T, f *fakeAS) *fakeAS {
 		f.mu.Lock()
 		tr.pkceOK = base64.RawURLEncoding.EncodeToString(sum[:]) == f.challenge
 		f.tokenRequests = append(f.tokenRequests, tr)
+		if tr.grant == "refresh_token" && f.refuseRefresh {
+			f.mu.Unlock()
+			writeJSON(w, 400, map[string]any{"error": "invalid_grant", "error_description": "Invalid Refresh Token: Revoked"})
+			return
+		}
 		f.n++
 		tok := fmt.Sprintf("tok-%d", f.n)
 		scope := strings.TrimPrefix(r.PostForm.Get("code"), "code-")
@@ -171,6 +181,7 @@ func newFakeAS(t *testing.T, f *fakeAS) *fakeAS {
 		tok, hasTok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		f.mu.Lock()
 		scopes, known := f.tokens[tok]
+		f.mcpTokens = append(f.mcpTokens, tok)
 		f.mu.Unlock()
 		meta := fmt.Sprintf(`resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, base)
 		if f.noPRM {
@@ -461,5 +472,81 @@ func TestConfidentialRefreshAuthenticates(t *testing.T) {
 	got := f.tokenRequests[0]
 	if got.grant != "refresh_token" || got.method != oauth.AuthMethodBasic || got.clientID != "pre" || got.secret != "pw" {
 		t.Errorf("refresh request %+v, want client_secret_basic as pre:pw", got)
+	}
+}
+
+// A proactive refresh that finds the family revoked sends the call without
+// a token; the 401 that follows runs the flow at once. The stale access
+// token is not tried on the way, and the dead refresh token is presented
+// only once.
+func TestRevokedFamilyGoesStraightToConsent(t *testing.T) {
+	f := newFakeAS(t, &fakeAS{refuseRefresh: true})
+	store := &oauth.MemoryStore{}
+	store.Save(context.Background(), &oauth.Record{
+		TokenEndpoint: f.srv.URL + "/token", ClientID: "dcr-client",
+		AccessToken: "stale", RefreshToken: "dead", Expiry: time.Now().Add(-time.Minute),
+	})
+	c, az := newAuthorized(t, f, oauth.LoginConfig{Store: store})
+	for i := range 2 {
+		if _, err := c.Call(context.Background(), "t", nil, nil); err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+	var grants []string
+	for _, tr := range f.tokenRequests {
+		grants = append(grants, tr.grant)
+	}
+	if d := cmp.Diff([]string{"refresh_token", "authorization_code"}, grants); d != "" {
+		t.Errorf("token requests (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"", "tok-1", "tok-1"}, f.mcpTokens); d != "" {
+		t.Errorf("bearer tokens sent to /mcp (-want +got):\n%s", d)
+	}
+	if az.Authorizations() != 1 {
+		t.Errorf("%d authorizations, want 1", az.Authorizations())
+	}
+}
+
+// A caller waiting for its turn while another runs the flow (a user slow in
+// the browser) gives up when its own context ends.
+func TestAuthorizeWaitHonoursTheContext(t *testing.T) {
+	f := newFakeAS(t, &fakeAS{})
+	opened, release := make(chan struct{}), make(chan struct{})
+	az, err := oauth.NewAuthorizer(oauth.LoginConfig{Endpoint: f.endpoint(), Store: &oauth.MemoryStore{},
+		OpenURL: func(u string) error {
+			close(opened)
+			<-release
+			return follow(u)
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := make(chan error, 1)
+	go func() {
+		_, err := az.Authorize(context.Background(), &client.Challenge{StatusCode: 401})
+		first <- err
+	}()
+	<-opened
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	second := make(chan error, 1)
+	go func() {
+		_, err := az.Authorize(ctx, &client.Challenge{StatusCode: 401})
+		second <- err
+	}()
+	select {
+	case err := <-second:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("waiting caller: err = %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second): // a deadline for the failure, not a delay
+		t.Error("the waiting caller ignored its ended context")
+	}
+	close(release)
+	if err := <-first; err != nil {
+		t.Errorf("the flow itself: %v", err)
+	}
+	if az.Authorizations() != 1 {
+		t.Errorf("Authorizations() = %d, want 1: the abandoned wait must not count", az.Authorizations())
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -23,7 +24,7 @@ func setup(t *testing.T, expiry time.Time) (*faultserver.Env, *oauth.MemoryStore
 	t.Helper()
 	env := faultserver.Start(t, faultserver.Options{}, true)
 	env.Issuer.Now = func() time.Time { return t0 }
-	access, refresh, _ := env.Issuer.Grant()
+	access, refresh := env.Issuer.Grant()
 	store := &oauth.MemoryStore{}
 	store.Save(context.Background(), &oauth.Record{
 		Issuer: env.IssuerURL, TokenEndpoint: env.IssuerURL + "/oauth/token", ClientID: "test-client",
@@ -87,7 +88,7 @@ func (s *saveSpy) Save(ctx context.Context, r *oauth.Record) error {
 
 func TestRotatedTokensArePersistedBeforeUse(t *testing.T) {
 	env := faultserver.Start(t, faultserver.Options{}, true)
-	access, refresh, _ := env.Issuer.Grant()
+	access, refresh := env.Issuer.Grant()
 	spy := &saveSpy{}
 	spy.Save(context.Background(), &oauth.Record{TokenEndpoint: env.IssuerURL + "/oauth/token", ClientID: "c", AccessToken: access, RefreshToken: refresh})
 	spy.env = env
@@ -243,7 +244,7 @@ func TestLoginThenCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"code_challenge_method=S256", "code_challenge=", "resource=", "state="} {
-		if !contains(visited, want) {
+		if !strings.Contains(visited, want) {
 			t.Errorf("authorization URL %q lacks %q", visited, want)
 		}
 	}
@@ -257,11 +258,68 @@ func TestLoginThenCall(t *testing.T) {
 	}
 }
 
-func contains(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return true
+// gatedStore holds every Save until release is closed.
+type gatedStore struct {
+	oauth.MemoryStore
+	saving, release chan struct{}
+}
+
+func (g *gatedStore) Save(ctx context.Context, r *oauth.Record) error {
+	if g.saving != nil {
+		close(g.saving)
+		<-g.release
+	}
+	return g.MemoryStore.Save(ctx, r)
+}
+
+// While the rotated pair is being saved, no caller may be handed the new
+// access token: a crash before the save ends would lose the tokens a
+// request already ran on.
+func TestRotatedTokenIsNotHandedOutBeforeItIsSaved(t *testing.T) {
+	env := faultserver.Start(t, faultserver.Options{}, true)
+	access, refresh := env.Issuer.Grant()
+	store := &gatedStore{}
+	store.Save(context.Background(), &oauth.Record{TokenEndpoint: env.IssuerURL + "/oauth/token", ClientID: "c",
+		AccessToken: access, RefreshToken: refresh, Expiry: t0.Add(time.Hour)})
+	store.saving, store.release = make(chan struct{}), make(chan struct{})
+	src := oauth.NewSource(store, oauth.WithHTTPClient(env.HTTP.Client()), oauth.WithNow(func() time.Time { return t0 }))
+
+	refreshed := make(chan string, 1)
+	go func() {
+		tok, err := src.Refresh(context.Background(), access)
+		if err != nil {
+			t.Errorf("Refresh: %v", err)
+		}
+		refreshed <- tok
+	}()
+	<-store.saving
+	if tok, err := src.Token(context.Background()); err != nil || tok != access {
+		t.Errorf("Token during the save = %q, %v; want the old, saved token %q", tok, err, access)
+	}
+	close(store.release)
+	fresh := <-refreshed
+	if fresh == access || fresh != stored(t, store).AccessToken {
+		t.Errorf("Refresh returned %q; want a new token, the one saved", fresh)
+	}
+	if tok, _ := src.Token(context.Background()); tok != fresh {
+		t.Errorf("Token after the save = %q, want %q", tok, fresh)
+	}
+}
+
+// Once the issuer says the family is revoked, the source does not present
+// the dead refresh token again.
+func TestRevokedFamilyIsNotRefreshedAgain(t *testing.T) {
+	env, store, src, _ := setup(t, t0.Add(time.Hour))
+	env.Issuer.RevokeFamilyOf(stored(t, store).RefreshToken)
+	for i := range 3 {
+		if _, err := src.Refresh(context.Background(), stored(t, store).AccessToken); !errors.Is(err, oauth.ErrReconsentRequired) {
+			t.Fatalf("refresh %d: %v, want ErrReconsentRequired", i, err)
 		}
 	}
-	return false
+	if _, err := src.Token(context.Background()); !errors.Is(err, oauth.ErrReconsentRequired) {
+		t.Errorf("Token after revocation: %v, want ErrReconsentRequired", err)
+	}
+	if env.Issuer.Refreshes() != 1 {
+		t.Errorf("the issuer saw %d refresh grants, want 1", env.Issuer.Refreshes())
+	}
 }

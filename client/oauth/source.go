@@ -140,6 +140,15 @@ func (s *Source) grant(ctx context.Context, r *Record) (string, error) {
 	if err != nil {
 		var re *oauth2.RetrieveError
 		if errors.As(err, &re) && (re.ErrorCode == "invalid_grant" || re.Response != nil && re.Response.StatusCode == http.StatusUnauthorized) {
+			// The family is dead: forget its tokens here, so that later
+			// calls ask for consent at once instead of presenting the
+			// dead refresh token again. The store keeps the record; a
+			// new login replaces it.
+			dead := *r
+			dead.AccessToken, dead.RefreshToken, dead.Expiry = "", "", time.Time{}
+			s.mu.Lock()
+			s.rec = &dead
+			s.mu.Unlock()
 			return "", fmt.Errorf("%w: %s %s", ErrReconsentRequired, re.ErrorCode, re.ErrorDescription)
 		}
 		return "", fmt.Errorf("oauth: refreshing at %s: %w", r.TokenEndpoint, err)
@@ -149,13 +158,16 @@ func (s *Source) grant(ctx context.Context, r *Record) (string, error) {
 	if tok.RefreshToken != "" {
 		next.RefreshToken = tok.RefreshToken
 	}
-	// Keep the rotated pair in memory even if saving fails: the old refresh
+	// Persist before any caller can see the new access token (Token reads
+	// s.rec), so that no request runs on tokens a crash would lose. Keep
+	// the rotated pair in memory even if saving fails: the old refresh
 	// token is spent, and sending it again would revoke the family.
+	serr := s.store.Save(ctx, &next)
 	s.mu.Lock()
 	s.rec = &next
 	s.mu.Unlock()
-	if err := s.store.Save(ctx, &next); err != nil {
-		return "", fmt.Errorf("oauth: saving rotated tokens: %w", err)
+	if serr != nil {
+		return "", fmt.Errorf("oauth: saving rotated tokens: %w", serr)
 	}
 	return next.AccessToken, nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
@@ -35,6 +36,26 @@ type Record struct {
 	Scopes []string `json:"scopes,omitempty"`
 }
 
+// String describes the record without its secrets (tokens and client
+// secret), so that a record reaching a log line or an error message does not
+// hand them out.
+func (r Record) String() string {
+	return fmt.Sprintf("oauth.Record{issuer %s, client %s, resource %s, access token %s, refresh token %s, client secret %s, expiry %s, scopes %q}",
+		r.Issuer, r.ClientID, r.Resource, secret(r.AccessToken), secret(r.RefreshToken), secret(r.ClientSecret),
+		r.Expiry.Format(time.RFC3339), r.Scopes)
+}
+
+// LogValue is [Record.String] for log/slog, whose JSON handler would
+// otherwise write every field.
+func (r Record) LogValue() slog.Value { return slog.StringValue(r.String()) }
+
+func secret(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return "set"
+}
+
 // Store keeps one [Record]. Save must be atomic: after a crash, Load
 // returns either the old record or the new one, never a mix or nothing.
 type Store interface {
@@ -44,9 +65,8 @@ type Store interface {
 
 // MemoryStore is a Store in memory, for tests and short-lived programs.
 type MemoryStore struct {
-	mu    sync.Mutex
-	rec   *Record
-	saves int
+	mu  sync.Mutex
+	rec *Record
 }
 
 func (m *MemoryStore) Load(context.Context) (*Record, error) {
@@ -64,15 +84,7 @@ func (m *MemoryStore) Save(_ context.Context, r *Record) error {
 	defer m.mu.Unlock()
 	c := *r
 	m.rec = &c
-	m.saves++
 	return nil
-}
-
-// Saves counts successful saves.
-func (m *MemoryStore) Saves() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.saves
 }
 
 // FileStore keeps the record as JSON in one file, readable by its owner only.

@@ -1,10 +1,14 @@
 package oauth
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -79,5 +83,20 @@ func TestFileStoreCrashBeforeRenameKeepsOldTokens(t *testing.T) {
 	}
 	if got, _ := s.Load(context.Background()); got.AccessToken != "a3" {
 		t.Errorf("after recovery AccessToken = %q, want a3", got.AccessToken)
+	}
+}
+
+// A record printed or logged by mistake shows no token or secret.
+func TestRecordHidesSecrets(t *testing.T) {
+	r := &Record{Issuer: "https://x/auth/v1", ClientID: "c", AccessToken: "at-SECRET1", RefreshToken: "rt-SECRET2", ClientSecret: "cs-SECRET3"}
+	var logged bytes.Buffer
+	slog.New(slog.NewJSONHandler(&logged, nil)).Info("tokens", "record", r, "value", *r)
+	for name, out := range map[string]string{
+		"%v": fmt.Sprintf("%v", r), "%+v": fmt.Sprintf("%+v", *r), "%s": fmt.Sprintf("%s", r),
+		"error": fmt.Errorf("saving %v: failed", r).Error(), "slog": logged.String(),
+	} {
+		if strings.Contains(out, "SECRET") || !strings.Contains(out, "https://x/auth/v1") {
+			t.Errorf("%s: %s", name, out)
+		}
 	}
 }

@@ -49,7 +49,8 @@ type Decoder struct {
 	data   []byte // data buffer, each line followed by '\n'
 	typ    string // event type buffer
 	sawTyp bool
-	id     string // last event ID buffer
+	id     string // last event ID buffer: what the id fields said so far
+	lastID string // last event ID string: the buffer as of the last dispatch
 	retry  time.Duration
 }
 
@@ -62,9 +63,13 @@ func NewDecoder(r io.Reader, maxEventSize int) *Decoder {
 	return &Decoder{r: r, max: maxEventSize, buf: make([]byte, 16<<10)}
 }
 
-// LastEventID returns the last event ID buffer: what a client would send as
-// Last-Event-ID to resume the stream.
-func (d *Decoder) LastEventID() string { return d.id }
+// LastEventID returns the event source's last event ID string: what a
+// client sends as Last-Event-ID to resume the stream. As the spec says, an
+// id field takes effect only when its event is dispatched (at the blank line
+// that ends it, even an event without data): a stream cut in the middle of
+// an event must be resumed from the event before it, or the server would
+// skip the event that never arrived.
+func (d *Decoder) LastEventID() string { return d.lastID }
 
 // Retry returns the reconnection time the stream asked for, and whether it
 // asked at all.
@@ -148,6 +153,7 @@ func parseRetry(v []byte) (int64, bool) {
 }
 
 func (d *Decoder) dispatch() (Event, bool) {
+	d.lastID = d.id
 	typ := d.typ
 	d.typ, d.sawTyp = "", false
 	if len(d.data) == 0 {

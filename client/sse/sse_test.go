@@ -191,6 +191,34 @@ func TestDecoderReadError(t *testing.T) {
 	}
 }
 
+// A stream cut in the middle of an event is resumed from the event before
+// it: the cut event's id must not become the last event ID, or the server
+// would resume after an event the client never received.
+func TestLastEventIDTakesEffectAtDispatch(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"cut after the id of an unfinished event", "id: 1\ndata: a\n\nid: 2\ndata: {\"partial", "1"},
+		{"cut before the blank line", "id: 1\ndata: a\n\nid: 2\ndata: b\n", "1"},
+		{"an event without data still sets it", "id: 1\ndata: a\n\nid: 2\n\n", "2"},
+		{"an empty id resets it", "id: 1\ndata: a\n\nid\n\n", ""},
+		{"none yet", "id: 9\ndata: a", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := NewDecoder(strings.NewReader(tt.in), 0)
+			for {
+				if _, err := d.Next(); err != nil {
+					break
+				}
+			}
+			if got := d.LastEventID(); got != tt.want {
+				t.Errorf("LastEventID = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestDecoderAccessors(t *testing.T) {
 	d := NewDecoder(strings.NewReader("id: 42\nretry: 3000\n: no data\n\n"), 0)
 	if _, err := d.Next(); !errors.Is(err, io.EOF) {
@@ -220,7 +248,8 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 
 // reference is a literal transcription of the WHATWG interpretation rules,
 // written for clarity, not speed: the whole input is split into lines first.
-func reference(in string) []Event {
+// It returns the dispatched events and the last event ID string.
+func reference(in string) ([]Event, string) {
 	in = strings.TrimPrefix(in, "\uFEFF")
 	lines := eol.Split(in, -1)
 	lines = lines[:len(lines)-1] // the text after the last line end is not a line
@@ -228,11 +257,13 @@ func reference(in string) []Event {
 		evs       []Event
 		data, typ string
 		id        string
+		lastID    string
 		retry     time.Duration
 	)
 	for _, line := range lines {
 		switch {
 		case line == "":
+			lastID = id
 			if data == "" {
 				typ = ""
 				continue
@@ -268,7 +299,7 @@ func reference(in string) []Event {
 			}
 		}
 	}
-	return evs
+	return evs, lastID
 }
 
 var (
@@ -279,14 +310,15 @@ var (
 func TestReferenceAgreesOnTable(t *testing.T) {
 	in := "\uFEFFid: 1\r\nevent: e\rdata: a\n\ndata: b\r\n\r\nretry: 5\ndata:c\n\n"
 	got, _ := decodeAll(strings.NewReader(in), 0)
-	if diff := cmp.Diff(reference(in), got); diff != "" {
+	want, _ := reference(in)
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("decoder vs reference (-ref +got):\n%s", diff)
 	}
 }
 
 // FuzzDecoder checks the decoder against the reference transcription of the
-// spec, and that the way the input is split into reads never changes the
-// events.
+// spec (the events and the last event ID a resumption would send), and that
+// the way the input is split into reads never changes them.
 func FuzzDecoder(f *testing.F) {
 	for _, s := range []string{
 		"data: a\n\n",
@@ -296,23 +328,36 @@ func FuzzDecoder(f *testing.F) {
 		": comment\nretry: 100\nid: a\x00b\ndata: c\n\n",
 		"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n",
 		"data: partial",
+		"id: 1\ndata: a\n\nid: 2\ndata: b",
 		"\r\n\r\n\n\r",
 	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		want := reference(in)
+		want, wantID := reference(in)
 		for name, r := range map[string]io.Reader{
 			"whole":    strings.NewReader(in),
 			"one byte": iotest.OneByteReader(strings.NewReader(in)),
 			"half":     iotest.HalfReader(strings.NewReader(in)),
 		} {
-			got, err := decodeAll(r, len(in)+16)
+			d := NewDecoder(r, len(in)+16)
+			var got []Event
+			var err error
+			for {
+				var ev Event
+				if ev, err = d.Next(); err != nil {
+					break
+				}
+				got = append(got, ev)
+			}
 			if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
 				t.Fatalf("%s: unexpected error %v", name, err)
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Fatalf("%s: decoder vs reference for %q (-ref +got):\n%s", name, in, diff)
+			}
+			if d.LastEventID() != wantID {
+				t.Fatalf("%s: LastEventID for %q = %q, reference %q", name, in, d.LastEventID(), wantID)
 			}
 		}
 	})

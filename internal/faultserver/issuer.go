@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"slices"
 	"sync"
 	"time"
 )
@@ -64,7 +65,7 @@ func (i *Issuer) now() time.Time {
 	if i.Now != nil {
 		return i.Now()
 	}
-	return nowFunc()
+	return time.Now()
 }
 
 func (i *Issuer) ttl() time.Duration {
@@ -75,12 +76,11 @@ func (i *Issuer) ttl() time.Duration {
 }
 
 // Grant starts a new token family, as a completed consent would.
-func (i *Issuer) Grant() (access, refresh string, expiresIn time.Duration) {
+func (i *Issuer) Grant() (access, refresh string) {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	i.nextFam++
-	a, r := i.mintLocked(i.nextFam)
-	return a, r, i.ttl()
+	return i.mintLocked(i.nextFam)
 }
 
 func (i *Issuer) mintLocked(family int) (string, string) {
@@ -176,7 +176,7 @@ func (i *Issuer) serveAuthorize(w http.ResponseWriter, r *http.Request) {
 	uris, ok := i.clients[q.Get("client_id")]
 	i.mu.Unlock()
 	redirect := q.Get("redirect_uri")
-	if !ok || !contains(uris, redirect) {
+	if !ok || !slices.Contains(uris, redirect) {
 		http.Error(w, "unknown client or redirect_uri", http.StatusBadRequest)
 		return
 	}
@@ -260,13 +260,4 @@ func (i *Issuer) writeTokens(w http.ResponseWriter, access, refresh string) {
 
 func tokenError(w http.ResponseWriter, code, desc string) {
 	writeJSON(w, 400, map[string]any{"error": code, "error_description": desc})
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

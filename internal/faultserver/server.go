@@ -4,10 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
-	"time"
 )
 
 // Fault is one scripted reply. Exactly one of its reply fields should be
@@ -46,8 +47,8 @@ type Request struct {
 	Token  string // bearer token, "" if none
 }
 
-// ToolFunc answers one tool: its structured content and text, or a refusal.
-type ToolFunc func(args map[string]any) (structured any, text string, refusal string)
+// toolFunc answers one tool: its structured content and text, or a refusal.
+type toolFunc func(args map[string]any) (structured any, text string, refusal string)
 
 // Options configure a [Server].
 type Options struct {
@@ -62,13 +63,12 @@ type Options struct {
 	// ProgressSteps is the number of progress frames streamed before the
 	// result of a call with a progress token. Zero means 2.
 	ProgressSteps int
-	// Tools replaces the default tools.
-	Tools map[string]ToolFunc
 }
 
 // Server is the fault-injecting MCP endpoint. It is an http.Handler for POST.
 type Server struct {
-	opts Options
+	opts  Options
+	tools map[string]toolFunc
 
 	mu       sync.Mutex
 	faults   []Fault
@@ -77,16 +77,13 @@ type Server struct {
 	nextSess int
 }
 
-// New returns a server with the default tools (canned replies shaped like
-// the seed's samples) unless opts.Tools replaces them.
+// New returns a server whose tools give canned replies shaped like the
+// seed's samples.
 func New(opts Options) *Server {
-	if opts.Tools == nil {
-		opts.Tools = DefaultTools()
-	}
 	if opts.ProgressSteps == 0 {
 		opts.ProgressSteps = 2
 	}
-	return &Server{opts: opts, sessions: map[string]bool{}}
+	return &Server{opts: opts, tools: defaultTools(), sessions: map[string]bool{}}
 }
 
 // Enqueue adds faults to the script, consumed in order.
@@ -188,7 +185,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}, nil)
 	case "tools/list":
 		var tools []map[string]any
-		for _, name := range sortedNames(s.opts.Tools) {
+		for _, name := range slices.Sorted(maps.Keys(s.tools)) {
 			tools = append(tools, map[string]any{"name": name, "inputSchema": map[string]any{"type": "object"}})
 		}
 		s.reply(w, msg, map[string]any{"tools": tools}, nil)
@@ -197,13 +194,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		s.reply(w, msg, nil, &RPCError{Code: -32601, Message: "Method not found: " + msg.Method})
 	}
-}
-
-// SessionCount returns how many sessions initialize opened.
-func (s *Server) SessionCount() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.nextSess
 }
 
 // ForgetSessions drops every session, as a restarted server would.
@@ -269,7 +259,7 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request, msg message) 
 		s.reply(w, msg, nil, &RPCError{Code: -32602, Message: "Invalid params: " + err.Error()})
 		return
 	}
-	fn, ok := s.opts.Tools[p.Name]
+	fn, ok := s.tools[p.Name]
 	if !ok {
 		s.reply(w, msg, nil, &RPCError{Code: -32601, Message: fmt.Sprintf("Method not found: no tool named '%s'", p.Name)})
 		return
@@ -341,6 +331,3 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(v)
 }
-
-// nowFunc is the issuer's default clock.
-var nowFunc = time.Now

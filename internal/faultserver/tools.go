@@ -2,14 +2,13 @@ package faultserver
 
 import (
 	"fmt"
-	"sort"
 )
 
-// DefaultTools answers the three Trident tools with the seed's sample
+// defaultTools answers the three Trident tools with the seed's sample
 // values. start_booking refuses more passengers than a saloon seats, and
 // estimate_fare refuses the pickup "xxx", with the seed's texts.
-func DefaultTools() map[string]ToolFunc {
-	return map[string]ToolFunc{
+func defaultTools() map[string]toolFunc {
+	return map[string]toolFunc{
 		"estimate_fare": func(args map[string]any) (any, string, string) {
 			if args["pickup"] == "xxx" {
 				return nil, "", "Could not estimate fare — address could not be geocoded or the routing service is unavailable."
@@ -43,13 +42,4 @@ func DefaultTools() map[string]ToolFunc {
 			}, "Booking session ready — fare £118.00 · 22 miles · 33 min.\n\n" + url, ""
 		},
 	}
-}
-
-func sortedNames(m map[string]ToolFunc) []string {
-	names := make([]string, 0, len(m))
-	for n := range m {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }

@@ -67,10 +67,14 @@ type conformanceContext struct {
 func runConformance(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("trident conformance", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, conformanceUsage) }
+	fs.Usage = func() {}
 	metadataURL := fs.String("client-metadata-url", suiteClientMetadataURL, "client ID metadata document URL")
 	timeout := fs.Duration("timeout", 25*time.Second, "overall timeout")
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, conformanceUsage)
+		return 0
+	} else if err != nil {
+		fmt.Fprint(stderr, conformanceUsage)
 		return 2
 	}
 	if fs.NArg() == 0 {
@@ -101,7 +105,7 @@ func runConformance(args []string, getenv func(string) string, stdout, stderr io
 		ClientSecret:      cc.ClientSecret,
 		ClientMetadataURL: *metadataURL,
 		ClientName:        "trident conformance client",
-		OpenURL:           followRedirect(hc),
+		OpenURL:           followRedirect(ctx, hc),
 		Timeout:           15 * time.Second,
 		Store:             &oauth.MemoryStore{},
 	})
@@ -169,10 +173,15 @@ func playScenario(ctx context.Context, c *client.Client, scenario string, cc con
 // approves at once (as the suite's do): it fetches the authorization URL and
 // follows the redirect to the loopback callback, which hands the code to
 // the waiting flow. Anything else (an error page, a login form) is an
-// error, not a hang.
-func followRedirect(hc *http.Client) func(string) error {
+// error, and a server that never answers is abandoned when ctx ends: either
+// way, not a hang.
+func followRedirect(ctx context.Context, hc *http.Client) func(string) error {
 	return func(authURL string) error {
-		resp, err := hc.Get(authURL)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
+		if err != nil {
+			return err
+		}
+		resp, err := hc.Do(req)
 		if err != nil {
 			return err
 		}

@@ -2,14 +2,20 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/tridenttaxis/trident-mcp/client"
+	"github.com/tridenttaxis/trident-mcp/client/oauth"
 	"github.com/tridenttaxis/trident-mcp/internal/faultserver"
 )
 
@@ -75,8 +81,14 @@ func TestExitCodes(t *testing.T) {
 		{"unknown tool", []string{"call", "-tokens", tokens, "get_service_infoo", pub.Endpoint}, 1},
 		{"login needed", []string{"tools", "-tokens", tokens, sec.Endpoint}, 4},
 		{"no URL", []string{"tools"}, 2},
+		{"not a URL", []string{"tools", "localhost:8080/mcp"}, 2},
 		{"bad -arg", []string{"call", "-arg", "novalue", "estimate_fare", pub.Endpoint}, 2},
 		{"unknown command", []string{"book", pub.Endpoint}, 2},
+		{"unknown flag", []string{"tools", "-verbose", pub.Endpoint}, 2},
+		{"help", []string{"-h"}, 0},
+		{"help for a command", []string{"call", "-h"}, 0},
+		{"conformance help", []string{"conformance", "-h"}, 0},
+		{"no arguments", nil, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -84,6 +96,90 @@ func TestExitCodes(t *testing.T) {
 				t.Errorf("exit %d, want %d", code, tt.want)
 			}
 		})
+	}
+}
+
+func TestHelpExplainsTheCommands(t *testing.T) {
+	code, out := runCLI(t, nil, "-h")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"trident tools", "trident call", "trident login", "trident conformance", "examples:", "exit status:", "-arg key=value"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("help lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// Errors say what to do next.
+func TestErrorsSayWhatToDo(t *testing.T) {
+	pub := faultserver.Start(t, faultserver.Options{}, false)
+	tokens := filepath.Join(t.TempDir(), "none.json")
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown tool", []string{"call", "-tokens", tokens, "estimate_fair", pub.Endpoint}, "trident tools " + pub.Endpoint},
+		{"wrong path", []string{"tools", "-tokens", tokens, pub.HTTP.URL + "/api"}, "check the path"},
+		{"refusal", []string{"call", "-tokens", tokens, "-json", `{"pickup":"xxx","dropoff":"Glasgow Airport"}`, "estimate_fare", pub.Endpoint}, "change the input"},
+		{"arguments", []string{"call", "estimate_fare", pub.Endpoint, "extra"}, "usage: trident call [flags] TOOL URL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			runCLI(t, &stderr, tt.args...)
+			if !strings.Contains(stderr.String(), tt.want) {
+				t.Errorf("stderr %q lacks %q", stderr.String(), tt.want)
+			}
+		})
+	}
+}
+
+// Flags may follow TOOL and URL.
+func TestFlagsAfterArguments(t *testing.T) {
+	env := faultserver.Start(t, faultserver.Options{}, false)
+	tokens := filepath.Join(t.TempDir(), "tokens.json")
+	var stderr bytes.Buffer
+	code, out := runCLI(t, &stderr, "call", "estimate_fare", "-arg", "pickup=Helensburgh Central Station",
+		env.Endpoint, "-arg", "dropoff=Glasgow Airport", "-tokens", tokens, "-progress=false")
+	if code != 0 || !strings.Contains(out, `"fareGBP": 62.4`) {
+		t.Fatalf("exit %d, output %q, stderr %s", code, out, stderr.String())
+	}
+	var sent struct {
+		Params struct {
+			Arguments map[string]any `json:"arguments"`
+		} `json:"params"`
+	}
+	json.Unmarshal(env.Server.Requests()[0].Body, &sent)
+	if sent.Params.Arguments["dropoff"] != "Glasgow Airport" {
+		t.Errorf("arguments sent = %v", sent.Params.Arguments)
+	}
+}
+
+// Tokens saved by a login at one server are never sent to another.
+func TestTokensStayWithTheirResource(t *testing.T) {
+	home := faultserver.Start(t, faultserver.Options{}, true)
+	other := faultserver.Start(t, faultserver.Options{}, false)
+	tokens := filepath.Join(t.TempDir(), "tokens.json")
+	bw := &browserWriter{t: t}
+	if code, _ := runCLI(t, bw, "login", "-no-browser", "-tokens", tokens, home.Endpoint); code != 0 {
+		t.Fatalf("login: exit %d, stderr %s", code, bw.buf.String())
+	}
+	var stderr bytes.Buffer
+	if code, _ := runCLI(t, &stderr, "tools", "-tokens", tokens, other.Endpoint); code != 0 {
+		t.Fatalf("tools at the other server: exit %d, stderr %s", code, stderr.String())
+	}
+	for _, r := range other.Server.Requests() {
+		if r.Token != "" || r.Header.Get("Authorization") != "" {
+			t.Errorf("the other server received credentials: %q", r.Header.Get("Authorization"))
+		}
+	}
+	if !strings.Contains(stderr.String(), "the saved tokens are for "+home.Endpoint) {
+		t.Errorf("stderr %q does not say why the tokens were not sent", stderr.String())
+	}
+	if code, _ := runCLI(t, nil, "tools", "-tokens", tokens, home.Endpoint); code != 0 {
+		t.Errorf("tools at the home server: exit %d", code)
 	}
 }
 
@@ -172,6 +268,34 @@ func TestConformanceUsage(t *testing.T) {
 			var out, errb bytes.Buffer
 			if code := runConformance(tt.args, tt.env, &out, &errb); code != tt.want {
 				t.Errorf("exit %d, want %d (stderr %s)", code, tt.want, errb.String())
+			}
+		})
+	}
+}
+
+// Failures the CLI cannot provoke without waiting out the backoff are
+// checked on report itself.
+func TestReportHints(t *testing.T) {
+	refused := &client.TransportError{Method: "tools/list", Err: syscall.ECONNREFUSED}
+	slow := &client.TransportError{Method: "tools/list", Err: context.DeadlineExceeded}
+	tests := []struct {
+		name string
+		err  error
+		code int
+		want string
+	}{
+		{"connection refused", refused, 1, "is the server running"},
+		{"deadline after a refused connection", fmt.Errorf("client: tools/list: %w (last failure: %w)", context.DeadlineExceeded, refused), 1, "is the server running"},
+		{"deadline during a request", fmt.Errorf("client: tools/list: %w (last failure: %w)", context.DeadlineExceeded, slow), 1, "longer -timeout"},
+		{"revoked family", fmt.Errorf("x: %w", oauth.ErrReconsentRequired), 4, "trident login http://h/mcp"},
+		{"invalid params", &client.RPCError{Code: -32602, Message: "Invalid params: pickup: too short"}, 1, "Fix the argument"},
+		{"routing down", &client.ToolError{Tool: "estimate_fare", Text: "down", Code: "ROUTING_UNAVAILABLE", Retryable: true}, 3, "may work in a minute"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if code := report(&b, tt.err, "http://h/mcp", time.Minute); code != tt.code || !strings.Contains(b.String(), tt.want) {
+				t.Errorf("report = %d, %q; want %d and %q", code, b.String(), tt.code, tt.want)
 			}
 		})
 	}
