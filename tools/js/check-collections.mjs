@@ -26,6 +26,20 @@ const check = (cond, msg) => { if (!cond) fail(msg); };
 // ---- Postman ---------------------------------------------------------------
 const pmRaw = JSON.parse(read("collections/trident.postman_collection.json"));
 check(pmRaw.info?.schema === "https://schema.getpostman.com/json/collection/v2.1.0/collection.json", "postman: info.schema must name v2.1.0");
+// The v2.1.0 format rules (tools/js/schemas: restated from the published
+// definitions), with two broken copies to show the check can fail.
+{
+  const Ajv2020 = require("ajv/dist/2020").default;
+  // strictRequired is off: the variable rule's anyOf names members its parent defines.
+  const ajv = new Ajv2020({ strict: true, strictRequired: false, allErrors: true });
+  const v = ajv.compile(JSON.parse(read("tools/js/schemas/postman-collection-v2.1.0.schema.json")));
+  check(v(pmRaw), "postman: fails the v2.1.0 format rules: " + JSON.stringify(v.errors?.slice(0, 3)));
+  const noValue = structuredClone(pmRaw);
+  delete noValue.item[0].item[0].request.header[0].value;
+  const neither = structuredClone(pmRaw);
+  neither.item[0].item.push({ name: "neither request nor item" });
+  check(!v(noValue) && !v(neither), "postman: the v2.1.0 rules accept a header without value or an item without request");
+}
 const pm = new Collection(pmRaw);
 const pmItems = [];
 pm.forEachItem((item) => pmItems.push(item));
