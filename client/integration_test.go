@@ -4,25 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/tridenttaxis/trident-mcp/client"
 	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
 	"github.com/tridenttaxis/trident-mcp/gen/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/internal/testserver"
 )
 
 // realEndpoint returns the MCP endpoint of the real server: the one named by
 // TRIDENT_TEST_ENDPOINT, or one built from ./server/cmd/trident-mcp and
-// started on loopback for this test binary. It fails when neither works.
+// started on loopback for this test.
 func realEndpoint(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
@@ -31,76 +26,7 @@ func realEndpoint(t *testing.T) string {
 	if ep := os.Getenv("TRIDENT_TEST_ENDPOINT"); ep != "" {
 		return ep
 	}
-	realOnce.Do(startRealServer)
-	if realErr != nil {
-		t.Fatalf("no real server: %v (set TRIDENT_TEST_ENDPOINT or fix ./server/cmd/trident-mcp)", realErr)
-	}
-	return realURL
-}
-
-var (
-	realOnce sync.Once
-	realURL  string
-	realErr  error
-	realCmd  *exec.Cmd
-)
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if realCmd != nil && realCmd.Process != nil {
-		realCmd.Process.Kill()
-		realCmd.Wait()
-	}
-	os.Exit(code)
-}
-
-func startRealServer() {
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Dir(filepath.Dir(file))
-	if _, err := os.Stat(filepath.Join(root, "server", "cmd", "trident-mcp")); err != nil {
-		realErr = fmt.Errorf("./server/cmd/trident-mcp does not exist yet")
-		return
-	}
-	bin := filepath.Join(os.TempDir(), fmt.Sprintf("trident-mcp-client-it-%d", os.Getpid()))
-	build := exec.Command("go", "build", "-o", bin, "./server/cmd/trident-mcp")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		realErr = fmt.Errorf("building ./server/cmd/trident-mcp: %v\n%s", err, out)
-		return
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		realErr = err
-		return
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	base := "http://" + addr
-	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(), "ADDR="+addr, "PUBLIC_BASE_URL="+base, "MCP_REQUIRE_OAUTH=false",
-		// The seed's samples were priced by day and give no departAt.
-		"FARE_CLOCK=2025-06-18T09:00:00Z")
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Start(); err != nil {
-		realErr = err
-		return
-	}
-	realCmd = cmd
-	// Readiness: poll /healthz against a deadline (not a sleep standing in
-	// for synchronisation; the server is ready when it answers).
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		resp, err := http.Get(base + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				realURL = base + "/mcp"
-				return
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	realErr = fmt.Errorf("the server at %s did not answer /healthz within 20s", base)
+	return testserver.Start(t, testserver.Build(t), testserver.FreeAddr(t)) + "/mcp"
 }
 
 func TestIntegrationRealServer(t *testing.T) {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/tridenttaxis/trident-mcp/internal/brokenserver"
 	"github.com/tridenttaxis/trident-mcp/internal/devissuer"
+	"github.com/tridenttaxis/trident-mcp/internal/testserver"
 	"github.com/tridenttaxis/trident-mcp/internal/devissuer/devissuertest"
 )
 
@@ -38,10 +38,9 @@ func TestSuiteCatchesEveryBrokenVariant(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the suite and the server; skipped in -short mode")
 	}
-	root := moduleRoot(t)
-	dir := t.TempDir()
-	suite := build(t, root, filepath.Join(dir, "conformance.test"), "test", "-c", "./conformance")
-	bin := build(t, root, filepath.Join(dir, "trident-mcp"), "build", "./server/cmd/trident-mcp")
+		dir := t.TempDir()
+	suite := testserver.Go(t, filepath.Join(dir, "conformance.test"), "test", "-c", "./conformance")
+	bin := testserver.Go(t, filepath.Join(dir, "trident-mcp"), "build", "./server/cmd/trident-mcp")
 
 	public := startPublic(t, bin)
 	oauth := startOAuth(t, bin)
@@ -196,8 +195,8 @@ func runSuite(t *testing.T, suite, dir, name, base string, up target, extra ...s
 // whose router is unreachable, for ROUTING_UNAVAILABLE.
 func startPublic(t *testing.T, bin string) target {
 	t.Helper()
-	base := startProcess(t, bin, closedAddr(t), nil)
-	routing := startProcess(t, bin, closedAddr(t), []string{"ROUTER=osrm", "OSRM_URL=http://" + closedAddr(t)})
+	base := testserver.Start(t, bin, testserver.FreeAddr(t))
+	routing := testserver.Start(t, bin, testserver.FreeAddr(t), "ROUTER=osrm", "OSRM_URL=http://"+testserver.FreeAddr(t))
 	return target{base: base, routing: routing + "/mcp"}
 }
 
@@ -209,14 +208,14 @@ func startPublic(t *testing.T, bin string) target {
 // refuses it refuses it for the right reason.
 func startOAuth(t *testing.T, bin string) target {
 	t.Helper()
-	addr := closedAddr(t)
+	addr := testserver.FreeAddr(t)
 	resource := "http://" + addr + "/mcp"
 	iss := devissuertest.New(t, devissuer.Options{Resources: []string{resource}})
 	env := []string{"MCP_REQUIRE_OAUTH=true", "OAUTH_ISSUER=" + iss.IssuerURL()}
-	base := startProcess(t, bin, addr, env)
+	base := testserver.Start(t, bin, addr, env...)
 	// A replica with its router down, sharing the resource URL so that the
 	// same token is good there.
-	routing := startProcess(t, bin, closedAddr(t), slices.Concat(env, []string{"MCP_RESOURCE_URL=" + resource, "ROUTER=osrm", "OSRM_URL=http://" + closedAddr(t)}))
+	routing := testserver.Start(t, bin, testserver.FreeAddr(t), slices.Concat(env, []string{"MCP_RESOURCE_URL=" + resource, "ROUTER=osrm", "OSRM_URL=http://" + testserver.FreeAddr(t)})...)
 
 	now := time.Now()
 	mint := func(exp time.Time) string {
@@ -255,78 +254,6 @@ func callStatus(t *testing.T, endpoint, token string) int {
 	}
 	resp.Body.Close()
 	return resp.StatusCode
-}
-
-// fareClock is the instant the server under test prices undated calls at.
-const fareClock = "2025-06-18T09:00:00Z"
-
-// startProcess runs the server binary on addr and waits for /readyz, which
-// in OAuth mode turns 200 only once the server holds the issuer's keys.
-func startProcess(t *testing.T, bin, addr string, env []string) string {
-	t.Helper()
-	base := "http://" + addr
-	cmd := exec.Command(bin)
-	// The samples were taken by day and give no departAt, so the fare clock is
-	// pinned to a weekday morning (see FARE_CLOCK in the server's README).
-	cmd.Env = append(append(os.Environ(), "ADDR="+addr, "PUBLIC_BASE_URL="+base, "FARE_CLOCK="+fareClock), env...)
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	tick := time.NewTicker(25 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		if resp, err := http.Get(base + "/readyz"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return base
-			}
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("the server at %s never answered /readyz with 200:\n%s", base, tail(logs.String(), 2000))
-		case <-tick.C:
-		}
-	}
-}
-
-// closedAddr returns a loopback address nothing listens on (just freed).
-func closedAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
-}
-
-func build(t *testing.T, root, out string, args ...string) string {
-	t.Helper()
-	args = append(args[:len(args)-1:len(args)-1], "-o", out, args[len(args)-1])
-	cmd := exec.Command("go", args...)
-	cmd.Dir = root
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, b)
-	}
-	return out
-}
-
-func moduleRoot(t *testing.T) string {
-	t.Helper()
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil || strings.TrimSpace(string(out)) == "" {
-		t.Fatalf("go env GOMOD: %v", err)
-	}
-	return filepath.Dir(strings.TrimSpace(string(out)))
 }
 
 func tail(s string, n int) string {
