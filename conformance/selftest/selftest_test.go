@@ -20,8 +20,8 @@ import (
 
 	"github.com/tridenttaxis/trident-mcp/internal/brokenserver"
 	"github.com/tridenttaxis/trident-mcp/internal/devissuer"
-	"github.com/tridenttaxis/trident-mcp/internal/testserver"
 	"github.com/tridenttaxis/trident-mcp/internal/devissuer/devissuertest"
+	"github.com/tridenttaxis/trident-mcp/internal/testserver"
 )
 
 // target is a server the suite can be pointed at.
@@ -38,7 +38,7 @@ func TestSuiteCatchesEveryBrokenVariant(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the suite and the server; skipped in -short mode")
 	}
-		dir := t.TempDir()
+	dir := t.TempDir()
 	suite := testserver.Go(t, filepath.Join(dir, "conformance.test"), "test", "-c", "./conformance")
 	bin := testserver.Go(t, filepath.Join(dir, "trident-mcp"), "build", "./server/cmd/trident-mcp")
 
