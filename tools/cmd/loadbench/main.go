@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/tridenttaxis/trident-mcp/server"
+	"github.com/tridenttaxis/trident-mcp/server/trident"
 )
 
 const request = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"estimate_fare","arguments":{"pickup":"Helensburgh Central Station","dropoff":"Glasgow Airport","vehicleType":"executive","meetAndGreet":false}}}`
@@ -72,10 +73,12 @@ func main() {
 func run(conc int, dur time.Duration, maxN, warm int) error {
 	// Pin the tariff clock to a weekday noon so the reply is the seed's.
 	noon := time.Date(2025, 3, 12, 12, 0, 0, 0, time.UTC)
-	srv, err := server.New(&server.Options{
-		Logger: slog.New(slog.DiscardHandler),
-		Now:    func() time.Time { return noon },
-	})
+	quiet := slog.New(slog.DiscardHandler)
+	ep, err := trident.New(&trident.Options{Logger: quiet, Now: func() time.Time { return noon }})
+	if err != nil {
+		return err
+	}
+	srv, err := server.New(&server.Options{Logger: quiet}, ep)
 	if err != nil {
 		return err
 	}

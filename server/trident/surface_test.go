@@ -1,4 +1,4 @@
-package server_test
+package trident_test
 
 import (
 	"bytes"
@@ -21,6 +21,7 @@ import (
 	"github.com/tridenttaxis/trident-mcp/server"
 	"github.com/tridenttaxis/trident-mcp/server/auth"
 	"github.com/tridenttaxis/trident-mcp/server/ratelimit"
+	"github.com/tridenttaxis/trident-mcp/server/trident"
 )
 
 func get(t testing.TB, url string) reply {
@@ -135,7 +136,7 @@ func TestSDKClientInitializesFirst(t *testing.T) {
 // TestStructuredContentMatchesOutputSchemas validates the structured results
 // of many calls against the output schemas, formats asserted.
 func TestStructuredContentMatchesOutputSchemas(t *testing.T) {
-	ts := start(t, &server.Options{BookingBaseURL: "https://book.example.test/"})
+	ts := start(t, &opts{ep: trident.Options{BookingBaseURL: "https://book.example.test/"}})
 	schemas := map[string]*jsonschema.Schema{}
 	for _, tool := range []string{"estimate_fare", "get_service_info", "start_booking"} {
 		b, _ := contracts.ReadFile("schemas/" + tool + ".output.json")
@@ -253,11 +254,11 @@ func TestHealthAndMetrics(t *testing.T) {
 	call(t, ts.URL, "nope", `{}`)
 	m := get(t, ts.URL+"/metrics")
 	for _, want := range []string{
-		`trident_mcp_tool_calls_total{outcome="ok",tool="estimate_fare"} 1`,
-		`trident_mcp_tool_calls_total{outcome="geocode_failed",tool="estimate_fare"} 1`,
-		`trident_mcp_tool_calls_total{outcome="invalid_arguments",tool="estimate_fare"} 1`,
-		`trident_mcp_tool_calls_total{outcome="method_not_found",tool="unknown"} 1`,
-		`trident_mcp_tool_call_duration_seconds_bucket{outcome="ok",tool="estimate_fare",le="+Inf"} 1`,
+		`trident_mcp_tool_calls_total{endpoint="/mcp",outcome="ok",tool="estimate_fare"} 1`,
+		`trident_mcp_tool_calls_total{endpoint="/mcp",outcome="geocode_failed",tool="estimate_fare"} 1`,
+		`trident_mcp_tool_calls_total{endpoint="/mcp",outcome="invalid_arguments",tool="estimate_fare"} 1`,
+		`trident_mcp_tool_calls_total{endpoint="/mcp",outcome="method_not_found",tool="unknown"} 1`,
+		`trident_mcp_tool_call_duration_seconds_bucket{endpoint="/mcp",outcome="ok",tool="estimate_fare",le="+Inf"} 1`,
 		`trident_mcp_http_requests_total{code="200",route="/mcp"} 4`,
 		`go_goroutines`,
 	} {
@@ -270,7 +271,7 @@ func TestHealthAndMetrics(t *testing.T) {
 func TestRateLimit(t *testing.T) {
 	now := daytime
 	policy := ratelimit.SeedPolicy()
-	ts := start(t, &server.Options{RateLimit: "seed", RateLimitPolicy: &policy, Now: func() time.Time { return now }})
+	ts := start(t, &opts{ep: trident.Options{RateLimit: "seed", RateLimitPolicy: &policy, Now: func() time.Time { return now }}})
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"start_booking","arguments":{"pickup":"Helensburgh Central Station","dropoff":"Glasgow Airport","vehicleType":"saloon","passengers":9}}}`
 	for i := range 10 {
 		if r := post(t, ts.URL+"/mcp", mcpHeaders(), body); r.status != 200 {
@@ -303,7 +304,7 @@ func TestRateLimit(t *testing.T) {
 
 func TestOAuthUnauthorizedSample(t *testing.T) {
 	s := loadSample(t, "errors/unauthorized")
-	ts := start(t, &server.Options{Auth: &auth.Config{Issuer: "http://127.0.0.1:1/auth/v1", RefreshInterval: -1}})
+	ts := start(t, &opts{host: server.Options{Auth: &auth.Config{Issuer: "http://127.0.0.1:1/auth/v1", RefreshInterval: -1}}})
 	r := post(t, ts.URL+"/mcp", mcpHeaders(), string(s.Request))
 	if r.status != s.HTTP.Status {
 		t.Errorf("status %d, want %d", r.status, s.HTTP.Status)
@@ -324,15 +325,10 @@ func TestOAuthUnauthorizedSample(t *testing.T) {
 
 // serve runs server.Serve on a loopback listener, as the binary does; cancel
 // starts its shutdown, and served yields what Serve returned.
-func serve(t testing.TB, opts *server.Options) (ln net.Listener, cancel context.CancelFunc, served <-chan error) {
+func serve(t testing.TB, o *opts) (ln net.Listener, cancel context.CancelFunc, served <-chan error) {
 	t.Helper()
-	opts.Logger, opts.Now = quietLogger(), fixedClock
-	srv, err := server.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	ln, err = net.Listen("tcp", "127.0.0.1:0")
+	srv := newServer(t, o)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +344,7 @@ func serve(t testing.TB, opts *server.Options) (ln net.Listener, cancel context.
 // connections are refused.
 func TestGracefulShutdown(t *testing.T) {
 	f := &fakeGeo{block: make(chan struct{}), entered: make(chan struct{}, 4)}
-	ln, cancel, served := serve(t, &server.Options{Geocoder: f, Router: f})
+	ln, cancel, served := serve(t, &opts{ep: trident.Options{Geocoder: f, Router: f}})
 	url := "http://" + ln.Addr().String()
 
 	result := make(chan reply, 1)

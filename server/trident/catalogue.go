@@ -1,4 +1,4 @@
-package server
+package trident
 
 import (
 	"encoding/json"
@@ -16,18 +16,18 @@ import (
 )
 
 // serveListTools answers GET /.mcp/list-tools with what tools/list returns,
-// for clients that want the catalogue without an MCP session (the seed's
-// troubleshooting table fetches it at start-up).
-func (s *Server) serveListTools(w http.ResponseWriter, _ *http.Request) {
+// for clients that want the catalogue without an MCP session (the
+// specification's troubleshooting table fetches it at start-up).
+func (e *endpoint) serveListTools(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, struct {
 		Tools []*mcp.Tool `json:"tools"`
-	}{s.toolDefs})
+	}{e.toolDefs})
 }
 
 // serveSchemas serves /mcp-schemas/: index.json, each tool schema exactly
 // as written in contracts/, mcp-tools.d.ts, and collections/... (Postman and
 // Insomnia exports with their index).
-func (s *Server) serveSchemas(w http.ResponseWriter, r *http.Request) {
+func serveSchemas(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("file")
 	switch {
 	case name == "" || name == "index.json":
@@ -49,8 +49,8 @@ func (s *Server) serveSchemas(w http.ResponseWriter, r *http.Request) {
 }
 
 // serveSamples serves contracts/samples/ (index.json and every pair), the
-// seed's "Sample payloads" downloads.
-func (s *Server) serveSamples(w http.ResponseWriter, r *http.Request) {
+// specification's "Sample payloads" downloads.
+func serveSamples(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("file")
 	if name == "" {
 		name = "index.json"
