@@ -29,9 +29,17 @@ node_modules/.installed: package.json package-lock.json
 .PHONY: npm
 npm: node_modules/.installed ## Install the pinned Node tooling (newman, tsc, conformance, redocly, ajv)
 
+# The MCP endpoints, each with its contract folder contracts/<name>/ and its
+# generated code in gen/<name>/; a new endpoint is one more name here.
+ENDPOINTS := trident
+comma := ,
+empty :=
+space := $(empty) $(empty)
+
 .PHONY: generate
 generate: ## Regenerate every file derived from contracts/
-	$(GO) run ./tools/cmd/gen-contracts -out gen
+	$(GO) run ./tools/cmd/gen-contracts -errcodes -endpoints $(subst $(space),$(comma),$(ENDPOINTS)) -out gen/errcodes
+	for ep in $(ENDPOINTS); do $(GO) run ./tools/cmd/gen-contracts -endpoint $$ep -out gen/$$ep; done
 	$(GO) run ./tools/cmd/gen-collections -out collections
 	cd gen/api && $(GO) tool oapi-codegen -config cfg.yaml ../../contracts/openapi.yaml
 	$(GO) generate ./...
@@ -79,11 +87,11 @@ conformance: ## Run the conformance suite against ENDPOINT (default http://local
 
 .PHONY: check-ts
 check-ts: npm ## Type-check the generated TypeScript declarations
-	$(NODE) node_modules/.bin/tsc --noEmit --strict gen/ts/mcp-tools.d.ts
+	$(NODE) node_modules/.bin/tsc --noEmit --strict gen/trident/ts/mcp-tools.d.ts
 
 .PHONY: check-schemas-ajv
 check-schemas-ajv: npm ## Compile every JSON Schema with ajv (strict Draft 2020-12) as a second opinion
-	$(NODE) tools/js/check-schemas.mjs
+	$(NODE) tools/js/check-schemas.mjs trident
 
 .PHONY: lint-openapi
 lint-openapi: npm ## Lint the OpenAPI contract with redocly

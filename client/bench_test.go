@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/tridenttaxis/trident-mcp/client"
-	"github.com/tridenttaxis/trident-mcp/gen/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
 )
 
 // benchResult is the seed's get_service_info response, echoed for any id 1..n

@@ -13,7 +13,7 @@ import (
 	"github.com/tridenttaxis/trident-mcp/client"
 	"github.com/tridenttaxis/trident-mcp/client/oauth"
 	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
-	"github.com/tridenttaxis/trident-mcp/gen/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/internal/faultserver"
 )
 

@@ -10,7 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tridenttaxis/trident-mcp/client"
-	"github.com/tridenttaxis/trident-mcp/gen/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
 )
 
 // The real server is built on go-sdk's Streamable HTTP handler; this test

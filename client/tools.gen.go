@@ -5,7 +5,7 @@ package client
 import (
 	"context"
 
-	"github.com/tridenttaxis/trident-mcp/gen/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
 )
 
 // EstimateFare calls the estimate_fare tool (Estimate a taxi fare).

@@ -59,10 +59,10 @@ func oaLoad(t *testing.T) map[string]any {
 	return doc
 }
 
-// oaJSON reads a JSON contract file into plain values.
+// oaJSON reads a JSON file of the Trident contracts into plain values.
 func oaJSON(t *testing.T, name string) any {
 	t.Helper()
-	b, err := contracts.ReadFile(name)
+	b, err := contracts.Trident.ReadFile(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +320,7 @@ type toolSchema struct {
 // (EstimateFareInput), and a file's $defs/X is the component X.
 func toolSchemas(t *testing.T) []toolSchema {
 	t.Helper()
-	m, err := contracts.LoadManifest()
+	m, err := contracts.Trident.Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -540,7 +540,7 @@ func TestOpenAPISamplesValidate(t *testing.T) {
 	body := o.schema("/paths/~1mcp/post/requestBody/content/application~1json/schema")
 	sampleFile := o.schema("/components/schemas/SampleFile")
 	prefix := componentPrefix(t)
-	list, err := contracts.LoadSamples()
+	list, err := contracts.Trident.Samples()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -550,7 +550,7 @@ func TestOpenAPISamplesValidate(t *testing.T) {
 	typedResponses := 0
 	for _, s := range list {
 		t.Run(s.Name, func(t *testing.T) {
-			raw, err := contracts.ReadFile("samples/" + s.Name + ".json")
+			raw, err := contracts.Trident.ReadFile("samples/" + s.Name + ".json")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -663,7 +663,7 @@ func TestOpenAPIExamplesAreTheSamples(t *testing.T) {
 		return ex["value"], true
 	}
 	reqExamples := oaAt(t, doc, "paths", "/mcp", "post", "requestBody", "content", "application/json", "examples").(map[string]any)
-	list, err := contracts.LoadSamples()
+	list, err := contracts.Trident.Samples()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -703,7 +703,7 @@ func TestOpenAPIExamplesAreTheSamples(t *testing.T) {
 // JSON-RPC code with a null id.
 func TestOpenAPIErrorCatalogue(t *testing.T) {
 	o := newOACompiler(t)
-	entries, err := contracts.LoadErrors()
+	entries, err := contracts.Trident.Errors()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -752,7 +752,7 @@ func TestOpenAPICatalogueDocuments(t *testing.T) {
 	}
 	t.Run("samples/index.json", func(t *testing.T) { check(t, "SampleIndex", oaJSON(t, "samples/index.json")) })
 	t.Run("schema files", func(t *testing.T) {
-		entries, err := fs.ReadDir(contracts.FS, "schemas")
+		entries, err := fs.ReadDir(contracts.Trident.FS(), "schemas")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -761,7 +761,7 @@ func TestOpenAPICatalogueDocuments(t *testing.T) {
 		}
 	})
 	t.Run("list-tools", func(t *testing.T) {
-		m, err := contracts.LoadManifest()
+		m, err := contracts.Trident.Manifest()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -773,7 +773,7 @@ func TestOpenAPICatalogueDocuments(t *testing.T) {
 		}
 		check(t, "ListToolsResult", map[string]any{"tools": tools})
 	})
-	t.Run("gen/schemabundle/index.json", func(t *testing.T) {
+	t.Run("gen/trident/schemabundle/index.json", func(t *testing.T) {
 		b, err := os.ReadFile(filepath.Join("..", "gen", "schemabundle", "index.json"))
 		if err != nil {
 			t.Skipf("the schema bundle is not generated yet: %v", err)

@@ -15,7 +15,7 @@ import (
 
 	"github.com/tridenttaxis/trident-mcp/client"
 	"github.com/tridenttaxis/trident-mcp/client/oauth"
-	"github.com/tridenttaxis/trident-mcp/gen/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/internal/devissuer"
 	"github.com/tridenttaxis/trident-mcp/server/auth"
 )

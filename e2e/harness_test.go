@@ -240,8 +240,8 @@ func readyz(t testing.TB, base string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
-// loadSamples reads contracts/samples once for the whole package.
-var loadSamples = sync.OnceValues(contracts.LoadSamples)
+// loadSamples reads contracts/trident/samples once for the whole package.
+var loadSamples = sync.OnceValues(contracts.Trident.Samples)
 
 // sample returns the seed's sample pair name (e.g. "estimate_fare.success").
 func sample(t testing.TB, name string) contracts.Sample {
@@ -324,7 +324,7 @@ func wantSampleResult(t testing.TB, c rpcCall) {
 }
 
 // wantUnauthorized fails unless c is exactly the contract's 401
-// (contracts/samples/errors/unauthorized.json): status, WWW-Authenticate,
+// (contracts/trident/samples/errors/unauthorized.json): status, WWW-Authenticate,
 // Content-Type and body.
 func wantUnauthorized(t testing.TB, c rpcCall, base string) {
 	t.Helper()

@@ -1070,7 +1070,7 @@ type SampleIndex struct {
 	} `json:"samples"`
 }
 
-// SchemaIndex The schema bundle manifest (gen/schemabundle/index.json), in tools/list order.
+// SchemaIndex The schema bundle manifest (gen/trident/schemabundle/index.json), in tools/list order.
 type SchemaIndex struct {
 	Description *string             `json:"description,omitempty"`
 	Dialect     *SchemaIndexDialect `json:"dialect,omitempty"`
@@ -2353,7 +2353,7 @@ type ClientInterface interface {
 
 	// GetToolSchema One tool's input or output JSON Schema (Draft 2020-12)
 	//
-	// The file exactly as in contracts/schemas/, for example `estimate_fare.input.json`.
+	// The file exactly as in contracts/trident/schemas/, for example `estimate_fare.input.json`.
 	//
 	// Corresponds with GET /mcp-schemas/{schemaFile} (the `GetToolSchema` operationId).
 	GetToolSchema(ctx context.Context, schemaFile string, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2606,7 +2606,7 @@ func (c *Client) GetToolTypes(ctx context.Context, reqEditors ...RequestEditorFn
 
 // GetToolSchema One tool's input or output JSON Schema (Draft 2020-12)
 //
-// The file exactly as in contracts/schemas/, for example `estimate_fare.input.json`.
+// The file exactly as in contracts/trident/schemas/, for example `estimate_fare.input.json`.
 //
 // Corresponds with GET /mcp-schemas/{schemaFile} (the `GetToolSchema` operationId).
 func (c *Client) GetToolSchema(ctx context.Context, schemaFile string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3350,7 +3350,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetToolSchemaWithResponse One tool's input or output JSON Schema (Draft 2020-12)
 	//
-	// The file exactly as in contracts/schemas/, for example `estimate_fare.input.json`.
+	// The file exactly as in contracts/trident/schemas/, for example `estimate_fare.input.json`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -4241,7 +4241,7 @@ func (c *ClientWithResponses) GetToolTypesWithResponse(ctx context.Context, reqE
 
 // GetToolSchemaWithResponse One tool's input or output JSON Schema (Draft 2020-12)
 //
-// The file exactly as in contracts/schemas/, for example `estimate_fare.input.json`.
+// The file exactly as in contracts/trident/schemas/, for example `estimate_fare.input.json`.
 //
 // Returns a wrapper object for the known response body format(s).
 //

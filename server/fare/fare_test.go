@@ -12,7 +12,7 @@ import (
 	"github.com/tridenttaxis/trident-mcp/server/fare"
 )
 
-const tariffPath = "../../contracts/tariff/argyll-2024-04.json"
+const tariffPath = "../../contracts/trident/tariff/argyll-2024-04.json"
 
 // noonInJune is a plain Tariff 1 instant: 11:00 BST on a Wednesday.
 var noonInJune = time.Date(2024, 6, 12, 10, 0, 0, 0, time.UTC)
@@ -389,7 +389,7 @@ func mustRead(tb testing.TB, path string) []byte {
 	return data
 }
 
-// TestWorkedFigures is the table of contracts/tariff/README.md §5.
+// TestWorkedFigures is the table of contracts/trident/tariff/README.md §5.
 func TestWorkedFigures(t *testing.T) {
 	tariff := loadTariff(t)
 	departs := []time.Time{

@@ -13,7 +13,7 @@ import (
 	"github.com/tridenttaxis/trident-mcp/server/fare"
 )
 
-const schemaPath = "../../contracts/tariff/tariff.schema.json"
+const schemaPath = "../../contracts/trident/tariff/tariff.schema.json"
 
 func compileSchema(t *testing.T) *jsonschema.Schema {
 	t.Helper()

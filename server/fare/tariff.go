@@ -138,7 +138,7 @@ type Surcharges struct {
 var ErrInvalidTariff = errors.New("fare: invalid tariff")
 
 // Parse reads and validates a tariff file (the format of
-// contracts/tariff/tariff.schema.json). Unknown fields are errors, so a typo
+// contracts/trident/tariff/tariff.schema.json). Unknown fields are errors, so a typo
 // in the data cannot silently drop a rule. The error names the offending
 // field.
 func Parse(data []byte) (*Tariff, error) {

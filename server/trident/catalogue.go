@@ -11,8 +11,8 @@ import (
 
 	"github.com/tridenttaxis/trident-mcp/collections"
 	"github.com/tridenttaxis/trident-mcp/contracts"
-	"github.com/tridenttaxis/trident-mcp/gen/schemabundle"
-	"github.com/tridenttaxis/trident-mcp/gen/ts"
+	"github.com/tridenttaxis/trident-mcp/gen/trident/schemabundle"
+	"github.com/tridenttaxis/trident-mcp/gen/trident/ts"
 )
 
 // serveListTools answers GET /.mcp/list-tools with what tools/list returns,
@@ -44,18 +44,18 @@ func serveSchemas(w http.ResponseWriter, r *http.Request) {
 			http.NotFound(w, r)
 			return
 		}
-		serveFile(w, contracts.FS, p)
+		serveFile(w, contracts.Trident.FS(), p)
 	}
 }
 
-// serveSamples serves contracts/samples/ (index.json and every pair), the
+// serveSamples serves contracts/trident/samples/ (index.json and every pair), the
 // specification's "Sample payloads" downloads.
 func serveSamples(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("file")
 	if name == "" {
 		name = "index.json"
 	}
-	serveFile(w, contracts.FS, "samples/"+name)
+	serveFile(w, contracts.Trident.FS(), "samples/"+name)
 }
 
 // serveFile writes one file of fsys as JSON (or the type its extension

@@ -47,7 +47,7 @@ func (e *endpoint) renderDocs(m mcphttp.Mount) ([]byte, error) {
 		Errors:   errcodes.Catalogue,
 		Booking:  e.opts.BookingBaseURL,
 	}
-	samples, err := contracts.LoadSamples()
+	samples, err := contracts.Trident.Samples()
 	if err != nil {
 		return nil, err
 	}

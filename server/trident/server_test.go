@@ -120,11 +120,11 @@ func jsonDiff(t testing.TB, want, got []byte) string {
 	return cmp.Diff(decode(t, want), decode(t, got))
 }
 
-// TestSampleReplay replays every request/response pair of contracts/samples
+// TestSampleReplay replays every request/response pair of contracts/trident/samples
 // against a freshly started server with the default configuration and
 // compares the responses field for field.
 func TestSampleReplay(t *testing.T) {
-	samples, err := contracts.LoadSamples()
+	samples, err := contracts.Trident.Samples()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func TestProgressStreamsOverSSE(t *testing.T) {
 
 func loadSample(t testing.TB, name string) contracts.Sample {
 	t.Helper()
-	samples, err := contracts.LoadSamples()
+	samples, err := contracts.Trident.Samples()
 	if err != nil {
 		t.Fatal(err)
 	}

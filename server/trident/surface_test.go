@@ -16,8 +16,8 @@ import (
 
 	"github.com/tridenttaxis/trident-mcp/collections"
 	"github.com/tridenttaxis/trident-mcp/contracts"
-	"github.com/tridenttaxis/trident-mcp/gen/schemabundle"
-	"github.com/tridenttaxis/trident-mcp/gen/ts"
+	"github.com/tridenttaxis/trident-mcp/gen/trident/schemabundle"
+	"github.com/tridenttaxis/trident-mcp/gen/trident/ts"
 	"github.com/tridenttaxis/trident-mcp/server"
 	"github.com/tridenttaxis/trident-mcp/server/auth"
 	"github.com/tridenttaxis/trident-mcp/server/ratelimit"
@@ -39,7 +39,7 @@ func get(t testing.TB, url string) reply {
 // must serve it.
 func wantToolList(t testing.TB) []byte {
 	t.Helper()
-	m, err := contracts.LoadManifest()
+	m, err := contracts.Trident.Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestStructuredContentMatchesOutputSchemas(t *testing.T) {
 	ts := start(t, &opts{ep: trident.Options{BookingBaseURL: "https://book.example.test/"}})
 	schemas := map[string]*jsonschema.Schema{}
 	for _, tool := range []string{"estimate_fare", "get_service_info", "start_booking"} {
-		b, _ := contracts.ReadFile("schemas/" + tool + ".output.json")
+		b, _ := contracts.Trident.ReadFile("schemas/" + tool + ".output.json")
 		c := jsonschema.NewCompiler()
 		c.AssertFormat = true
 		c.AddResource("mem://"+tool, bytes.NewReader(b))
@@ -195,14 +195,14 @@ func TestCatalogueEndpoints(t *testing.T) {
 		t.Errorf("/mcp-schemas/index.json: %d", idx.status)
 	}
 	for name, p := range schemabundle.Files {
-		want, _ := contracts.ReadFile(p)
+		want, _ := contracts.Trident.ReadFile(p)
 		got := get(t, ts.URL+"/mcp-schemas/"+name)
 		if got.status != 200 || !bytes.Equal(got.body, want) {
 			t.Errorf("/mcp-schemas/%s not served byte for byte (status %d)", name, got.status)
 		}
 	}
 	if d := get(t, ts.URL+"/mcp-schemas/mcp-tools.d.ts"); !bytes.Equal(d.body, ts2()) {
-		t.Error("/mcp-schemas/mcp-tools.d.ts differs from gen/ts")
+		t.Error("/mcp-schemas/mcp-tools.d.ts differs from gen/trident/ts")
 	}
 	for _, name := range []string{"index.json", "trident.postman_collection.json", "trident.insomnia.json"} {
 		want, _ := collections.FS.ReadFile(name)
@@ -210,9 +210,9 @@ func TestCatalogueEndpoints(t *testing.T) {
 			t.Errorf("/mcp-schemas/collections/%s: status %d", name, got.status)
 		}
 	}
-	samples, _ := contracts.LoadSamples()
+	samples, _ := contracts.Trident.Samples()
 	for _, s := range append(samples, contracts.Sample{Name: "index"}) {
-		want, _ := contracts.ReadFile("samples/" + s.Name + ".json")
+		want, _ := contracts.Trident.ReadFile("samples/" + s.Name + ".json")
 		if got := get(t, ts.URL+"/samples/"+s.Name+".json"); got.status != 200 || !bytes.Equal(got.body, want) {
 			t.Errorf("/samples/%s.json: status %d", s.Name, got.status)
 		}

@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
-	"github.com/tridenttaxis/trident-mcp/gen/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/server/fare"
 	"github.com/tridenttaxis/trident-mcp/server/geo"
 	"github.com/tridenttaxis/trident-mcp/server/mcphttp"

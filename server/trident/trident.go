@@ -33,7 +33,7 @@ func New(opts *Options) (*mcphttp.Endpoint, error) {
 		return nil, err
 	}
 	e := &endpoint{opts: o}
-	e.manifest, err = contracts.LoadManifest()
+	e.manifest, err = contracts.Trident.Manifest()
 	if err != nil {
 		return nil, err
 	}

@@ -110,7 +110,7 @@ if (!endpoint) {
       else if (e.name.endsWith(".json") && e.name !== "index.json") samples[p.replace(/^contracts\/samples\//, "").replace(/\.json$/, "")] = JSON.parse(read(p));
     }
   };
-  walk("contracts/samples");
+  walk("contracts/trident/samples");
   let ran = 0;
   for (const r of requests) {
     const folder = byId.get(r.parentId).name;

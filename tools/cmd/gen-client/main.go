@@ -1,9 +1,9 @@
 // Command gen-client writes client/tools.gen.go: one typed method per tool
-// of contracts/tools.json, so that adding a tool to the contracts and running
+// of contracts/trident/tools.json, so that adding a tool to the contracts and running
 // `make generate` gives client developers a method for it with no hand edit.
 //
 // Each method takes the tool's generated input struct and returns its output
-// struct (both from gen/mcptypes, named by the schemas' titles), and is a
+// struct (both from gen/trident/mcptypes, named by the schemas' titles), and is a
 // thin wrapper over Client.Call, which does the transport, retries and
 // OAuth.
 //
@@ -46,7 +46,7 @@ type method struct {
 }
 
 func generate() ([]byte, error) {
-	m, err := contracts.LoadManifest()
+	m, err := contracts.Trident.Manifest()
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ func generate() ([]byte, error) {
 	return src, nil
 }
 
-// schemaTitle returns the schema's title, which gen/mcptypes uses as the Go
+// schemaTitle returns the schema's title, which gen/trident/mcptypes uses as the Go
 // type name.
 func schemaTitle(read func() (json.RawMessage, error)) (string, error) {
 	raw, err := read()
@@ -156,7 +156,7 @@ package client
 import (
 	"context"
 
-	"github.com/tridenttaxis/trident-mcp/gen/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
 )
 {{range .}}
 // {{.Name}} calls the {{.Tool}} tool ({{.Title}}).

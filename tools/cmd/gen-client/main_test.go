@@ -26,7 +26,7 @@ func TestGeneratedFileIsCurrent(t *testing.T) {
 	if !bytes.Equal(got, onDisk) {
 		t.Error("client/tools.gen.go is stale; run go generate ./client/")
 	}
-	m, err := contracts.LoadManifest()
+	m, err := contracts.Trident.Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}

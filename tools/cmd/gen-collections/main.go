@@ -66,11 +66,11 @@ type expectation struct {
 }
 
 func run(out string) error {
-	m, err := contracts.LoadManifest()
+	m, err := contracts.Trident.Manifest()
 	if err != nil {
 		return err
 	}
-	samples, err := contracts.LoadSamples()
+	samples, err := contracts.Trident.Samples()
 	if err != nil {
 		return err
 	}
