@@ -8,7 +8,14 @@ GO        ?= go
 NODE      := node_modules/.bin/node
 ADDR      ?= :8080
 ENDPOINT  ?= http://localhost:8080/mcp
-GENERATED := gen collections client/tools.gen.go
+# The MCP endpoints, each with its contract folder contracts/<name>/, its
+# generated code in gen/<name>/ and its typed client in client/<name>/; a new
+# endpoint is one more name here.
+ENDPOINTS := trident
+comma := ,
+empty :=
+space := $(empty) $(empty)
+GENERATED := gen collections $(foreach ep,$(ENDPOINTS),client/$(ep)/tools.gen.go)
 
 .PHONY: help
 help: ## List the targets
@@ -29,17 +36,13 @@ node_modules/.installed: package.json package-lock.json
 .PHONY: npm
 npm: node_modules/.installed ## Install the pinned Node tooling (newman, tsc, conformance, redocly, ajv)
 
-# The MCP endpoints, each with its contract folder contracts/<name>/ and its
-# generated code in gen/<name>/; a new endpoint is one more name here.
-ENDPOINTS := trident
-comma := ,
-empty :=
-space := $(empty) $(empty)
-
 .PHONY: generate
 generate: ## Regenerate every file derived from contracts/
 	$(GO) run ./tools/cmd/gen-contracts -errcodes -endpoints $(subst $(space),$(comma),$(ENDPOINTS)) -out gen/errcodes
-	for ep in $(ENDPOINTS); do $(GO) run ./tools/cmd/gen-contracts -endpoint $$ep -out gen/$$ep; done
+	for ep in $(ENDPOINTS); do \
+	  $(GO) run ./tools/cmd/gen-contracts -endpoint $$ep -out gen/$$ep; \
+	  $(GO) run ./tools/cmd/gen-client -endpoint $$ep -out client/$$ep/tools.gen.go; \
+	done
 	$(GO) run ./tools/cmd/gen-collections -out collections
 	cd gen/api && $(GO) tool oapi-codegen -config cfg.yaml ../../contracts/openapi.yaml
 	$(GO) generate ./...

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tridenttaxis/trident-mcp/client"
+	"github.com/tridenttaxis/trident-mcp/client/trident"
 	"github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
 )
 
@@ -71,7 +72,7 @@ func benchPlainPOST(b *testing.B, hc *http.Client, endpoint string) {
 }
 
 func benchClientCall(b *testing.B, hc *http.Client, endpoint string) {
-	c, err := client.New(endpoint, client.WithHTTPClient(hc))
+	c, err := trident.New(endpoint, client.WithHTTPClient(hc))
 	if err != nil {
 		b.Fatal(err)
 	}
