@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/tridenttaxis/trident-mcp/client"
-	"github.com/tridenttaxis/trident-mcp/client/trident"
 	"github.com/tridenttaxis/trident-mcp/client/oauth"
+	"github.com/tridenttaxis/trident-mcp/client/trident"
 	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
 	"github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/internal/faultserver"

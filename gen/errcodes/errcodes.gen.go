@@ -305,16 +305,6 @@ func ByJSONRPC(code int) (Entry, bool) {
 	return Entry{}, false
 }
 
-// ByHTTPStatus returns the row whose failure is HTTP status (401, 406, 429, ...).
-func ByHTTPStatus(status int) (Entry, bool) {
-	for _, e := range Catalogue {
-		if e.Surface == SurfaceHTTP && e.HTTPStatus == status {
-			return e, true
-		}
-	}
-	return Entry{}, false
-}
-
 // ByToolText returns the tool-error row whose signal the isError text contains.
 func ByToolText(text string) (Entry, bool) {
 	for _, e := range Catalogue {

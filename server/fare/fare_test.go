@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -135,8 +136,10 @@ func TestVehicles(t *testing.T) {
 			}
 		})
 	}
-	if diff := cmp.Diff([]string{"saloon", "estate", "executive", "luxury", "5seater", "6seater", "7seater", "mpv", "wav"}, tariff.Vehicles()); diff != "" {
-		t.Errorf("Vehicles (-want +got):\n%s", diff)
+	// An unknown vehicle's error lists the priced ones in file order.
+	_, err := tariff.Quote(fare.Trip{Vehicle: "bus", DistanceMiles: 1, DurationSeconds: 120})
+	if want := "saloon, estate, executive, luxury, 5seater, 6seater, 7seater, mpv, wav"; !errors.Is(err, fare.ErrUnknownVehicle) || !strings.Contains(err.Error(), want) {
+		t.Errorf("Quote(bus) = %v, want ErrUnknownVehicle listing %s", err, want)
 	}
 	if _, ok := tariff.Capacity("bus"); ok {
 		t.Error("Capacity(bus) reported ok")

@@ -15,7 +15,7 @@
 //	NOMINATIM_URL, OSRM_URL, GEO_TIMEOUT          for those back ends
 //	NOMINATIM_MIN_INTERVAL  0                     spacing of Nominatim requests (1s for the public instance)
 //	ALLOWED_ORIGINS    (PUBLIC_BASE_URL + loopback)  comma-separated browser origins, or *
-//	RATE_LIMIT         off                        off, or seed (the seed's suggested caps)
+//	RATE_LIMIT         off                        off, or seed (the specification's suggested caps)
 //	MAX_BODY_BYTES     1048576                    larger request bodies get 413
 //	LOG_LEVEL          info                       debug, info, warn or error
 //

@@ -10,7 +10,7 @@ import (
 )
 
 // genBundleIndex writes the manifest of every tool schema with $ref pointers
-// relative to /mcp-schemas/, as the seed's "Bundle index" describes.
+// relative to /mcp-schemas/, as the specification's "Bundle index" describes.
 func genBundleIndex(m *contracts.Manifest, tools []toolSchemas) ([]byte, error) {
 	type entry struct {
 		Name        string            `json:"name"`
