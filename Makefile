@@ -44,7 +44,9 @@ generate: ## Regenerate every file derived from contracts/
 	  $(GO) run ./tools/cmd/gen-client -endpoint $$ep -out client/$$ep/tools.gen.go; \
 	done
 	$(GO) run ./tools/cmd/gen-collections -out collections
-	cd gen/api && $(GO) tool oapi-codegen -config cfg.yaml ../../contracts/openapi.yaml
+	for ep in $(ENDPOINTS); do \
+	  if [ -f gen/$$ep/api/cfg.yaml ]; then (cd gen/$$ep/api && $(GO) tool oapi-codegen -config cfg.yaml ../../../contracts/openapi.yaml); fi; \
+	done
 	$(GO) generate ./...
 
 .PHONY: check-generated

@@ -28,7 +28,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tridenttaxis/trident-mcp/contracts"
-	"github.com/tridenttaxis/trident-mcp/gen/api"
+	"github.com/tridenttaxis/trident-mcp/gen/trident/api"
 )
 
 // oaURL is the base URL the OpenAPI document is compiled under, so that its
@@ -823,13 +823,6 @@ func (r *routeRecorder) hit(w http.ResponseWriter, op string) {
 	w.WriteHeader(http.StatusNoContent)
 }
 func (r *routeRecorder) ListTools(w http.ResponseWriter, _ *http.Request) { r.hit(w, "ListTools") }
-func (r *routeRecorder) GetProtectedResourceMetadata(w http.ResponseWriter, _ *http.Request) {
-	r.hit(w, "GetProtectedResourceMetadata")
-}
-func (r *routeRecorder) GetHealth(w http.ResponseWriter, _ *http.Request) { r.hit(w, "GetHealth") }
-func (r *routeRecorder) PostMcp(w http.ResponseWriter, _ *http.Request, _ api.PostMcpParams) {
-	r.hit(w, "PostMcp")
-}
 func (r *routeRecorder) GetDocs(w http.ResponseWriter, _ *http.Request) { r.hit(w, "GetDocs") }
 func (r *routeRecorder) GetCollectionIndex(w http.ResponseWriter, _ *http.Request) {
 	r.hit(w, "GetCollectionIndex")
@@ -846,10 +839,6 @@ func (r *routeRecorder) GetToolTypes(w http.ResponseWriter, _ *http.Request) {
 func (r *routeRecorder) GetToolSchema(w http.ResponseWriter, _ *http.Request, f string) {
 	r.hit(w, "GetToolSchema "+f)
 }
-func (r *routeRecorder) GetMetrics(w http.ResponseWriter, _ *http.Request) { r.hit(w, "GetMetrics") }
-func (r *routeRecorder) GetReadiness(w http.ResponseWriter, _ *http.Request) {
-	r.hit(w, "GetReadiness")
-}
 func (r *routeRecorder) GetErrorSample(w http.ResponseWriter, _ *http.Request, f string) {
 	r.hit(w, "GetErrorSample "+f)
 }
@@ -860,15 +849,13 @@ func (r *routeRecorder) GetSample(w http.ResponseWriter, _ *http.Request, f stri
 	r.hit(w, "GetSample "+f)
 }
 
-// TestGeneratedRoutes checks that the generated net/http routes register
-// without conflict and that fixed files win over the {file} patterns beside
-// them.
+// TestGeneratedRoutes checks that the generated net/http routes of the
+// Trident endpoint's plain surface (gen/trident/api) register without
+// conflict and that fixed files win over the {file} patterns beside them.
 func TestGeneratedRoutes(t *testing.T) {
 	rec := &routeRecorder{}
 	h := api.Handler(rec)
 	tests := []struct{ method, path, want string }{
-		{"POST", "/mcp", "PostMcp"},
-		{"GET", "/.well-known/oauth-protected-resource", "GetProtectedResourceMetadata"},
 		{"GET", "/.mcp/list-tools", "ListTools"},
 		{"GET", "/mcp-schemas/index.json", "GetSchemaIndex"},
 		{"GET", "/mcp-schemas/mcp-tools.d.ts", "GetToolTypes"},
@@ -879,9 +866,6 @@ func TestGeneratedRoutes(t *testing.T) {
 		{"GET", "/samples/start_booking.error.json", "GetSample start_booking.error.json"},
 		{"GET", "/samples/errors/unauthorized.json", "GetErrorSample unauthorized.json"},
 		{"GET", "/mcp-docs", "GetDocs"},
-		{"GET", "/healthz", "GetHealth"},
-		{"GET", "/readyz", "GetReadiness"},
-		{"GET", "/metrics", "GetMetrics"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {

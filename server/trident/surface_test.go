@@ -217,6 +217,16 @@ func TestCatalogueEndpoints(t *testing.T) {
 			t.Errorf("/samples/%s.json: status %d", s.Name, got.status)
 		}
 	}
+	// The folder paths answer their index, as before the routes came from
+	// the OpenAPI document.
+	sampleIndex, _ := contracts.Trident.ReadFile("samples/index.json")
+	collectionIndex, _ := collections.FS.ReadFile("index.json")
+	for p, want := range map[string][]byte{"/mcp-schemas/": schemabundle.Index, "/samples/": sampleIndex,
+		"/mcp-schemas/collections": collectionIndex, "/mcp-schemas/collections/": collectionIndex} {
+		if got := get(t, ts.URL+p); got.status != 200 || !bytes.Equal(got.body, want) {
+			t.Errorf("%s: status %d, want its index", p, got.status)
+		}
+	}
 	for _, p := range []string{"/samples/../tools.json", "/mcp-schemas/nope.json", "/samples/nope.json"} {
 		if got := get(t, ts.URL+p); got.status != 404 {
 			t.Errorf("%s: status %d, want 404", p, got.status)

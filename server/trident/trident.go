@@ -120,19 +120,17 @@ func (e *endpoint) buildTools(handlers map[string]mcp.ToolHandler) error {
 }
 
 // routes registers the endpoint's plain HTTP surface: the catalogue, the
-// schema and sample downloads and the documentation page.
+// schema and sample downloads and the documentation page, through the
+// strict server generated from contracts/openapi.yaml.
 func (e *endpoint) routes(m mcphttp.Mount, mux *http.ServeMux) error {
 	docs, err := e.renderDocs(m)
 	if err != nil {
 		return err
 	}
-	mux.HandleFunc("GET /.mcp/list-tools", e.serveListTools)
-	mux.HandleFunc("GET /mcp-schemas/{file...}", serveSchemas)
-	mux.HandleFunc("GET /samples/{file...}", serveSamples)
-	mux.HandleFunc("GET /mcp-docs", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Cache-Control", "public, max-age=300")
-		w.Write(docs)
-	})
+	c, err := newCatalogue(e.toolDefs, docs)
+	if err != nil {
+		return err
+	}
+	c.mount(mux)
 	return nil
 }
