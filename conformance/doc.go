@@ -4,7 +4,7 @@
 // verdict.
 //
 // The specs are generated from the contracts rather than written out by hand:
-// every sample pair under contracts/samples is replayed and compared field by
+// every sample pair under contracts/trident/samples is replayed and compared field by
 // field, every row of contracts/errors.json is triggered, every constraint of
 // every input schema is broken once, tools/list is compared with tools.json and
 // the schema files, and every successful result is validated against its output

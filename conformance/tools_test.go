@@ -34,7 +34,7 @@ func listTools() ([]listedTool, *Exchange) {
 }
 
 var _ = Describe("tools/list", Label("schema"), func() {
-	It("lists exactly the tools of contracts/tools.json, in order", func() {
+	It("lists exactly the tools of contracts/trident/tools.json, in order", func() {
 		tools, ex := listTools()
 		var got, want []string
 		for _, t := range tools {

@@ -1,11 +1,12 @@
-package server
+package mcphttp
 
 import "net/http"
 
 // htmlUnescaper undoes encoding/json's HTML escaping (\u0026, \u003c, \u003e)
-// in the go-sdk's replies, so a booking URL reads "…&dropoff=…" on the wire
-// exactly as the seed documents it rather than "…\u0026dropoff=…". Both forms
-// are the same JSON value; the plain one is what people compare with curl.
+// in the go-sdk's replies, so a URL in a result reads "…&dropoff=…" on the
+// wire exactly as the specification documents it rather than
+// "…\u0026dropoff=…". Both forms are the same JSON value; the plain one is
+// what people compare with curl.
 //
 // It is written by hand because it must be safe on any JSON text split across
 // writes: an escape is rewritten only when it is whole within one write and

@@ -1,11 +1,10 @@
-package server
+package trident
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/url"
 	"strconv"
 	"strings"
@@ -13,9 +12,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
-	"github.com/tridenttaxis/trident-mcp/gen/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/server/fare"
 	"github.com/tridenttaxis/trident-mcp/server/geo"
+	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
 	"github.com/tridenttaxis/trident-mcp/server/validate"
 )
 
@@ -29,11 +29,10 @@ type tools struct {
 	bookingBase string // BOOKING_BASE_URL, no trailing slash
 	bookingSite string // BOOKING_BASE_URL exactly as configured (get_service_info)
 	inputs      map[string]*validate.Schema
-	log         *slog.Logger
 }
 
-// handlers maps each tool name of contracts/tools.json to its handler. New
-// refuses to start when the two lists differ.
+// handlers maps each tool name of the endpoint's manifest to its handler.
+// New refuses to start when the two lists differ.
 func (t *tools) handlers() map[string]mcp.ToolHandler {
 	return map[string]mcp.ToolHandler{
 		mcptypes.ToolEstimateFare:   t.estimateFare,
@@ -49,26 +48,15 @@ func (t *tools) decode(tool string, raw json.RawMessage, v any) error {
 	if err != nil {
 		var fe *validate.FieldError
 		if errors.As(err, &fe) {
-			return rpcError(errcodes.InvalidArguments, message(errcodes.InvalidArguments, "field", fe.Field, "reason", fe.Reason))
+			return mcphttp.RPCError(errcodes.InvalidArguments, mcphttp.Message(errcodes.InvalidArguments, "field", fe.Field, "reason", fe.Reason))
 		}
 		return err
 	}
 	if err := json.Unmarshal(norm, v); err != nil {
 		// Valid per schema but out of Go's range, e.g. a number beyond float64.
-		return rpcError(errcodes.InvalidArguments, message(errcodes.InvalidArguments, "field", validate.RootField, "reason", err.Error()))
+		return mcphttp.RPCError(errcodes.InvalidArguments, mcphttp.Message(errcodes.InvalidArguments, "field", validate.RootField, "reason", err.Error()))
 	}
 	return nil
-}
-
-// toolFailure is a refusal reported as a result with isError: true.
-type toolFailure struct {
-	code  errcodes.Code
-	text  string
-	cause error // logged, never sent
-}
-
-func (f *toolFailure) result() *mcp.CallToolResult {
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: f.text}}}
 }
 
 // trip is what estimate_fare and start_booking both price.
@@ -115,11 +103,11 @@ func progressFor(ctx context.Context, req *mcp.CallToolRequest) progressFunc {
 // GEOCODE_FAILED; an upstream that could not answer is ROUTING_UNAVAILABLE,
 // which the catalogue marks retryable (a geocoder outage included: retrying
 // it can succeed, unlike a bad address).
-func (t *tools) price(ctx context.Context, tr trip, progress progressFunc) (priced, *toolFailure) {
-	fail := func(code errcodes.Code, cause error) (priced, *toolFailure) {
-		return priced{}, &toolFailure{code: code, text: toolText(code, tr.tool), cause: cause}
+func (t *tools) price(ctx context.Context, tr trip, progress progressFunc) (priced, error) {
+	fail := func(code errcodes.Code, cause error) (priced, error) {
+		return priced{}, &mcphttp.ToolError{Code: string(code), Text: mcphttp.ToolText(code, tr.tool), Cause: cause}
 	}
-	lookup := func(step int, query string) (geo.Place, *toolFailure) {
+	lookup := func(step int, query string) (geo.Place, error) {
 		progress(step)
 		p, err := t.geocoder.Geocode(ctx, query)
 		switch {
@@ -162,7 +150,7 @@ func (t *tools) price(ctx context.Context, tr trip, progress progressFunc) (pric
 	if tr.departAt != nil {
 		depart, err := validate.ParseDateTime(*tr.departAt)
 		if err != nil { // unreachable: the schema's format check ran first
-			return priced{}, &toolFailure{code: errcodes.InvalidArguments, text: err.Error(), cause: err}
+			return priced{}, err
 		}
 		ft.Depart, ft.Prebooked = depart, true
 	}
@@ -178,7 +166,7 @@ func (t *tools) price(ctx context.Context, tr trip, progress progressFunc) (pric
 		// within the service makes this retryable.
 		return fail(errcodes.GeocodeFailed, err)
 	default:
-		return priced{}, &toolFailure{code: errcodes.InternalError, cause: err}
+		return priced{}, err // the server's own fault: logged, answered -32603
 	}
 	return priced{quote: q, miles: ft.DistanceMiles, seconds: ft.DurationSeconds}, nil
 }
@@ -186,7 +174,7 @@ func (t *tools) price(ctx context.Context, tr trip, progress progressFunc) (pric
 // capacityFailure words CAPACITY_EXCEEDED from the catalogue template. The
 // advice names the smallest vehicle start_booking accepts that seats the
 // party, or, when none does, says the group needs more than one vehicle.
-func (t *tools) capacityFailure(vehicle string, capacity, passengers int) *toolFailure {
+func (t *tools) capacityFailure(vehicle string, capacity, passengers int) *mcphttp.ToolError {
 	advice := fmt.Sprintf("Groups over %d need more than one vehicle — call the office.", capacity)
 	best := 0
 	for _, v := range mcptypes.StartBookingInputVehicleTypeValues {
@@ -196,9 +184,9 @@ func (t *tools) capacityFailure(vehicle string, capacity, passengers int) *toolF
 			advice = fmt.Sprintf("Choose '%s' for groups over %d.", v, capacity)
 		}
 	}
-	return &toolFailure{
-		code: errcodes.CapacityExceeded,
-		text: message(errcodes.CapacityExceeded,
+	return &mcphttp.ToolError{
+		Code: string(errcodes.CapacityExceeded),
+		Text: mcphttp.Message(errcodes.CapacityExceeded,
 			"vehicle", vehicle, "capacity", strconv.Itoa(capacity),
 			"passengers", strconv.Itoa(passengers), "advice", advice),
 	}
@@ -218,7 +206,7 @@ func (t *tools) estimateFare(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	}
 	p, f := t.price(ctx, tr, progressFor(ctx, req))
 	if f != nil {
-		return t.refuse(ctx, f)
+		return nil, f
 	}
 	out := mcptypes.EstimateFareOutput{
 		FareGBP:             p.quote.FareGBP,
@@ -279,12 +267,12 @@ func (t *tools) startBooking(ctx context.Context, req *mcp.CallToolRequest) (*mc
 		// Capacity before geocoding: a party that cannot fit fails fast and
 		// spends no upstream quota.
 		if c, ok := t.tariff.Capacity(vehicle); ok && tr.passengers > c {
-			return t.refuse(ctx, t.capacityFailure(vehicle, c, tr.passengers))
+			return nil, t.capacityFailure(vehicle, c, tr.passengers)
 		}
 	}
 	p, f := t.price(ctx, tr, progressFor(ctx, req))
 	if f != nil {
-		return t.refuse(ctx, f)
+		return nil, f
 	}
 	link := t.bookingURL(in, p)
 	out := mcptypes.StartBookingOutput{
@@ -312,9 +300,9 @@ func (t *tools) startBooking(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: out}, nil
 }
 
-// bookingURL builds <BOOKING_BASE_URL>/book?... with the seed's parameters
-// in the seed's order; departAt only when given, meetAndGreet=1 only when
-// requested. The party size is not part of the seed's link.
+// bookingURL builds <BOOKING_BASE_URL>/book?... with the specification's
+// parameters in its order; departAt only when given, meetAndGreet=1 only
+// when requested. The party size is not part of the specification's link.
 func (t *tools) bookingURL(in mcptypes.StartBookingInput, p priced) string {
 	var b strings.Builder
 	b.WriteString(t.bookingBase)
@@ -334,19 +322,6 @@ func (t *tools) bookingURL(in mcptypes.StartBookingInput, p priced) string {
 		b.WriteString("&meetAndGreet=1")
 	}
 	return b.String()
-}
-
-// refuse logs a tool-level failure and turns it into the isError result,
-// or into -32603 when it is the server's own fault.
-func (t *tools) refuse(ctx context.Context, f *toolFailure) (*mcp.CallToolResult, error) {
-	if f.code == errcodes.InternalError {
-		t.log.ErrorContext(ctx, "tool failed", slog.Any("error", f.cause))
-		return nil, rpcError(errcodes.InternalError, message(errcodes.InternalError))
-	}
-	if f.cause != nil {
-		t.log.InfoContext(ctx, "tool refused", slog.String("code", string(f.code)), slog.String("cause", f.cause.Error()))
-	}
-	return f.result(), nil
 }
 
 func milesText(miles float64) string {

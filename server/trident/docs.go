@@ -1,16 +1,16 @@
-package server
+package trident
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"html/template"
-	"net/http"
 	"sort"
 	"strings"
 
 	"github.com/tridenttaxis/trident-mcp/contracts"
 	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
+	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
 )
 
 // docField is one row of a tool's input or output table.
@@ -39,19 +39,19 @@ type docPage struct {
 // renderDocs builds /mcp-docs from the contracts once, at start-up: the
 // page cannot drift from what the server serves because both read the same
 // files.
-func (s *Server) renderDocs() ([]byte, error) {
+func (e *endpoint) renderDocs(m mcphttp.Mount) ([]byte, error) {
 	page := docPage{
-		Server:   s.manifest.Server,
-		Endpoint: s.opts.ResourceURL,
-		OAuth:    s.verifier != nil,
+		Server:   e.manifest.Server,
+		Endpoint: m.ResourceURL,
+		OAuth:    m.OAuth,
 		Errors:   errcodes.Catalogue,
-		Booking:  s.opts.BookingBaseURL,
+		Booking:  e.opts.BookingBaseURL,
 	}
-	samples, err := contracts.LoadSamples()
+	samples, err := contracts.Trident.Samples()
 	if err != nil {
 		return nil, err
 	}
-	for _, ct := range s.manifest.Tools {
+	for _, ct := range e.manifest.Tools {
 		in, err := ct.Input()
 		if err != nil {
 			return nil, err
@@ -75,7 +75,7 @@ func (s *Server) renderDocs() ([]byte, error) {
 	}
 	var buf bytes.Buffer
 	if err := docsTemplate.Execute(&buf, page); err != nil {
-		return nil, fmt.Errorf("server: rendering /mcp-docs: %w", err)
+		return nil, fmt.Errorf("trident: rendering /mcp-docs: %w", err)
 	}
 	return buf.Bytes(), nil
 }
@@ -146,12 +146,6 @@ func schemaFields(schema json.RawMessage) []docField {
 		out = append(out, f)
 	}
 	return out
-}
-
-func (s *Server) serveDocs(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "public, max-age=300")
-	w.Write(s.docs)
 }
 
 var docsTemplate = template.Must(template.New("docs").Parse(`<!doctype html>

@@ -1,4 +1,4 @@
-package server_test
+package trident_test
 
 import (
 	"bytes"
@@ -16,11 +16,12 @@ import (
 
 	"github.com/tridenttaxis/trident-mcp/collections"
 	"github.com/tridenttaxis/trident-mcp/contracts"
-	"github.com/tridenttaxis/trident-mcp/gen/schemabundle"
-	"github.com/tridenttaxis/trident-mcp/gen/ts"
+	"github.com/tridenttaxis/trident-mcp/gen/trident/schemabundle"
+	"github.com/tridenttaxis/trident-mcp/gen/trident/ts"
 	"github.com/tridenttaxis/trident-mcp/server"
 	"github.com/tridenttaxis/trident-mcp/server/auth"
 	"github.com/tridenttaxis/trident-mcp/server/ratelimit"
+	"github.com/tridenttaxis/trident-mcp/server/trident"
 )
 
 func get(t testing.TB, url string) reply {
@@ -38,7 +39,7 @@ func get(t testing.TB, url string) reply {
 // must serve it.
 func wantToolList(t testing.TB) []byte {
 	t.Helper()
-	m, err := contracts.LoadManifest()
+	m, err := contracts.Trident.Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,10 +136,10 @@ func TestSDKClientInitializesFirst(t *testing.T) {
 // TestStructuredContentMatchesOutputSchemas validates the structured results
 // of many calls against the output schemas, formats asserted.
 func TestStructuredContentMatchesOutputSchemas(t *testing.T) {
-	ts := start(t, &server.Options{BookingBaseURL: "https://book.example.test/"})
+	ts := start(t, &opts{ep: trident.Options{BookingBaseURL: "https://book.example.test/"}})
 	schemas := map[string]*jsonschema.Schema{}
 	for _, tool := range []string{"estimate_fare", "get_service_info", "start_booking"} {
-		b, _ := contracts.ReadFile("schemas/" + tool + ".output.json")
+		b, _ := contracts.Trident.ReadFile("schemas/" + tool + ".output.json")
 		c := jsonschema.NewCompiler()
 		c.AssertFormat = true
 		c.AddResource("mem://"+tool, bytes.NewReader(b))
@@ -194,14 +195,14 @@ func TestCatalogueEndpoints(t *testing.T) {
 		t.Errorf("/mcp-schemas/index.json: %d", idx.status)
 	}
 	for name, p := range schemabundle.Files {
-		want, _ := contracts.ReadFile(p)
+		want, _ := contracts.Trident.ReadFile(p)
 		got := get(t, ts.URL+"/mcp-schemas/"+name)
 		if got.status != 200 || !bytes.Equal(got.body, want) {
 			t.Errorf("/mcp-schemas/%s not served byte for byte (status %d)", name, got.status)
 		}
 	}
 	if d := get(t, ts.URL+"/mcp-schemas/mcp-tools.d.ts"); !bytes.Equal(d.body, ts2()) {
-		t.Error("/mcp-schemas/mcp-tools.d.ts differs from gen/ts")
+		t.Error("/mcp-schemas/mcp-tools.d.ts differs from gen/trident/ts")
 	}
 	for _, name := range []string{"index.json", "trident.postman_collection.json", "trident.insomnia.json"} {
 		want, _ := collections.FS.ReadFile(name)
@@ -209,11 +210,21 @@ func TestCatalogueEndpoints(t *testing.T) {
 			t.Errorf("/mcp-schemas/collections/%s: status %d", name, got.status)
 		}
 	}
-	samples, _ := contracts.LoadSamples()
+	samples, _ := contracts.Trident.Samples()
 	for _, s := range append(samples, contracts.Sample{Name: "index"}) {
-		want, _ := contracts.ReadFile("samples/" + s.Name + ".json")
+		want, _ := contracts.Trident.ReadFile("samples/" + s.Name + ".json")
 		if got := get(t, ts.URL+"/samples/"+s.Name+".json"); got.status != 200 || !bytes.Equal(got.body, want) {
 			t.Errorf("/samples/%s.json: status %d", s.Name, got.status)
+		}
+	}
+	// The folder paths answer their index, as before the routes came from
+	// the OpenAPI document.
+	sampleIndex, _ := contracts.Trident.ReadFile("samples/index.json")
+	collectionIndex, _ := collections.FS.ReadFile("index.json")
+	for p, want := range map[string][]byte{"/mcp-schemas/": schemabundle.Index, "/samples/": sampleIndex,
+		"/mcp-schemas/collections": collectionIndex, "/mcp-schemas/collections/": collectionIndex} {
+		if got := get(t, ts.URL+p); got.status != 200 || !bytes.Equal(got.body, want) {
+			t.Errorf("%s: status %d, want its index", p, got.status)
 		}
 	}
 	for _, p := range []string{"/samples/../tools.json", "/mcp-schemas/nope.json", "/samples/nope.json"} {
@@ -253,11 +264,11 @@ func TestHealthAndMetrics(t *testing.T) {
 	call(t, ts.URL, "nope", `{}`)
 	m := get(t, ts.URL+"/metrics")
 	for _, want := range []string{
-		`trident_mcp_tool_calls_total{outcome="ok",tool="estimate_fare"} 1`,
-		`trident_mcp_tool_calls_total{outcome="geocode_failed",tool="estimate_fare"} 1`,
-		`trident_mcp_tool_calls_total{outcome="invalid_arguments",tool="estimate_fare"} 1`,
-		`trident_mcp_tool_calls_total{outcome="method_not_found",tool="unknown"} 1`,
-		`trident_mcp_tool_call_duration_seconds_bucket{outcome="ok",tool="estimate_fare",le="+Inf"} 1`,
+		`trident_mcp_tool_calls_total{endpoint="/mcp",outcome="ok",tool="estimate_fare"} 1`,
+		`trident_mcp_tool_calls_total{endpoint="/mcp",outcome="geocode_failed",tool="estimate_fare"} 1`,
+		`trident_mcp_tool_calls_total{endpoint="/mcp",outcome="invalid_arguments",tool="estimate_fare"} 1`,
+		`trident_mcp_tool_calls_total{endpoint="/mcp",outcome="method_not_found",tool="unknown"} 1`,
+		`trident_mcp_tool_call_duration_seconds_bucket{endpoint="/mcp",outcome="ok",tool="estimate_fare",le="+Inf"} 1`,
 		`trident_mcp_http_requests_total{code="200",route="/mcp"} 4`,
 		`go_goroutines`,
 	} {
@@ -270,7 +281,7 @@ func TestHealthAndMetrics(t *testing.T) {
 func TestRateLimit(t *testing.T) {
 	now := daytime
 	policy := ratelimit.SeedPolicy()
-	ts := start(t, &server.Options{RateLimit: "seed", RateLimitPolicy: &policy, Now: func() time.Time { return now }})
+	ts := start(t, &opts{ep: trident.Options{RateLimit: "seed", RateLimitPolicy: &policy, Now: func() time.Time { return now }}})
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"start_booking","arguments":{"pickup":"Helensburgh Central Station","dropoff":"Glasgow Airport","vehicleType":"saloon","passengers":9}}}`
 	for i := range 10 {
 		if r := post(t, ts.URL+"/mcp", mcpHeaders(), body); r.status != 200 {
@@ -303,7 +314,7 @@ func TestRateLimit(t *testing.T) {
 
 func TestOAuthUnauthorizedSample(t *testing.T) {
 	s := loadSample(t, "errors/unauthorized")
-	ts := start(t, &server.Options{Auth: &auth.Config{Issuer: "http://127.0.0.1:1/auth/v1", RefreshInterval: -1}})
+	ts := start(t, &opts{host: server.Options{Auth: &auth.Config{Issuer: "http://127.0.0.1:1/auth/v1", RefreshInterval: -1}}})
 	r := post(t, ts.URL+"/mcp", mcpHeaders(), string(s.Request))
 	if r.status != s.HTTP.Status {
 		t.Errorf("status %d, want %d", r.status, s.HTTP.Status)
@@ -324,15 +335,10 @@ func TestOAuthUnauthorizedSample(t *testing.T) {
 
 // serve runs server.Serve on a loopback listener, as the binary does; cancel
 // starts its shutdown, and served yields what Serve returned.
-func serve(t testing.TB, opts *server.Options) (ln net.Listener, cancel context.CancelFunc, served <-chan error) {
+func serve(t testing.TB, o *opts) (ln net.Listener, cancel context.CancelFunc, served <-chan error) {
 	t.Helper()
-	opts.Logger, opts.Now = quietLogger(), fixedClock
-	srv, err := server.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	ln, err = net.Listen("tcp", "127.0.0.1:0")
+	srv := newServer(t, o)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +354,7 @@ func serve(t testing.TB, opts *server.Options) (ln net.Listener, cancel context.
 // connections are refused.
 func TestGracefulShutdown(t *testing.T) {
 	f := &fakeGeo{block: make(chan struct{}), entered: make(chan struct{}, 4)}
-	ln, cancel, served := serve(t, &server.Options{Geocoder: f, Router: f})
+	ln, cancel, served := serve(t, &opts{ep: trident.Options{Geocoder: f, Router: f}})
 	url := "http://" + ln.Addr().String()
 
 	result := make(chan reply, 1)

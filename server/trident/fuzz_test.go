@@ -1,4 +1,4 @@
-package server_test
+package trident_test
 
 import (
 	"bytes"
@@ -7,8 +7,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-
-	"github.com/tridenttaxis/trident-mcp/server"
 )
 
 // FuzzToolCallArguments sends arbitrary argument bytes to every tool through
@@ -27,11 +25,7 @@ func FuzzToolCallArguments(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
-	srv, err := server.New(&server.Options{Now: fixedClock, Logger: quietLogger()})
-	if err != nil {
-		f.Fatal(err)
-	}
-	h := srv.Handler()
+	h := newServer(f, nil).Handler()
 	f.Fuzz(func(t *testing.T, args string) {
 		if !json.Valid([]byte(args)) {
 			return // the front door answers -32700 first (TestProtocolErrors)
@@ -72,11 +66,7 @@ func FuzzToolCallArguments(f *testing.F) {
 // whole in-process handler: HTTP front door, go-sdk stateless session,
 // validation, embedded geocoder and router, tariff, JSON reply.
 func BenchmarkEstimateFare(b *testing.B) {
-	srv, err := server.New(&server.Options{Now: fixedClock, Logger: quietLogger()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	h := srv.Handler()
+	h := newServer(b, nil).Handler()
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"estimate_fare","arguments":{"pickup":"Helensburgh Central Station","dropoff":"Glasgow Airport","vehicleType":"executive","meetAndGreet":false}}}`
 	headers := mcpHeaders()
 	b.ReportAllocs()

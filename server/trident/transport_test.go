@@ -1,4 +1,4 @@
-package server_test
+package trident_test
 
 import (
 	"bufio"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/tridenttaxis/trident-mcp/server"
 	"github.com/tridenttaxis/trident-mcp/server/ratelimit"
+	"github.com/tridenttaxis/trident-mcp/server/trident"
 )
 
 // TestOriginAndHost holds /mcp to its DNS-rebinding rules: browser Origins
@@ -22,8 +23,8 @@ import (
 // get 403; allowed origins get CORS headers, preflight included.
 func TestOriginAndHost(t *testing.T) {
 	const ping = `{"jsonrpc":"2.0","id":1,"method":"ping"}`
-	public := start(t, &server.Options{PublicBaseURL: "https://taxis.example"})
-	listed := start(t, &server.Options{AllowedOrigins: []string{"https://app.example"}})
+	public := start(t, &opts{host: server.Options{PublicBaseURL: "https://taxis.example"}})
+	listed := start(t, &opts{host: server.Options{AllowedOrigins: []string{"https://app.example"}}})
 	tests := []struct {
 		name       string
 		url        string
@@ -95,7 +96,7 @@ func TestOriginAndHost(t *testing.T) {
 func TestConcurrencySlotReleased(t *testing.T) {
 	f := &fakeGeo{block: make(chan struct{}), entered: make(chan struct{}, 4)}
 	policy := ratelimit.Policy{Tools: map[string]ratelimit.Rule{"estimate_fare": {Concurrent: 1}}}
-	ts := start(t, &server.Options{Geocoder: f, Router: f, RateLimitPolicy: &policy})
+	ts := start(t, &opts{ep: trident.Options{Geocoder: f, Router: f, RateLimitPolicy: &policy}})
 	const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"estimate_fare","arguments":{"pickup":"Helensburgh","dropoff":"Glasgow Airport"}}}`
 
 	first := make(chan reply, 1)
@@ -120,7 +121,7 @@ func TestConcurrencySlotReleased(t *testing.T) {
 // stalls) its body gets 408 once BodyReadTimeout passes, and the connection
 // is closed, instead of holding it open for ever.
 func TestSlowBodyTimesOut(t *testing.T) {
-	ts := start(t, &server.Options{BodyReadTimeout: 50 * time.Millisecond})
+	ts := start(t, &opts{host: server.Options{BodyReadTimeout: 50 * time.Millisecond}})
 	conn, err := net.Dial("tcp", strings.TrimPrefix(ts.URL, "http://"))
 	if err != nil {
 		t.Fatal(err)
@@ -151,7 +152,7 @@ func TestSlowBodyTimesOut(t *testing.T) {
 func TestShutdownTimeoutClosesCalls(t *testing.T) {
 	f := &fakeGeo{block: make(chan struct{}), entered: make(chan struct{}, 4)}
 	defer close(f.block)
-	ln, cancel, served := serve(t, &server.Options{Geocoder: f, Router: f, ShutdownTimeout: 20 * time.Millisecond})
+	ln, cancel, served := serve(t, &opts{host: server.Options{ShutdownTimeout: 20 * time.Millisecond}, ep: trident.Options{Geocoder: f, Router: f}})
 
 	callErr := make(chan error, 1)
 	go func() {
@@ -188,12 +189,12 @@ func TestShutdownTimeoutClosesCalls(t *testing.T) {
 // metrics (two servers sharing one) fails New with an error, not a panic.
 func TestSharedRegistryIsAnError(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	first, err := server.New(&server.Options{Registry: reg, Logger: quietLogger()})
+	newServer(t, &opts{host: server.Options{Registry: reg}})
+	ep, err := trident.New(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer first.Close()
-	if _, err := server.New(&server.Options{Registry: reg, Logger: quietLogger()}); err == nil || !strings.Contains(err.Error(), "Registry") {
+	if _, err := server.New(&server.Options{Registry: reg, Logger: quietLogger()}, ep); err == nil || !strings.Contains(err.Error(), "Registry") {
 		t.Errorf("second server on the same registry: err = %v, want an error naming Options.Registry", err)
 	}
 }

@@ -1,4 +1,4 @@
-package server
+package mcphttp
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package server_test
+package trident_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/tridenttaxis/trident-mcp/server"
 	"github.com/tridenttaxis/trident-mcp/server/geo"
+	"github.com/tridenttaxis/trident-mcp/server/trident"
 )
 
 // fakeGeo is a geocoder and router whose answers the test chooses, and
@@ -51,8 +52,8 @@ func (f *fakeGeo) Route(ctx context.Context, from, to geo.Place) (geo.Route, err
 	return geo.Route{DistanceMeters: 35400, DurationSeconds: 1990}, nil
 }
 
-func withFake(f *fakeGeo) *server.Options {
-	return &server.Options{Geocoder: f, Router: f}
+func withFake(f *fakeGeo) *opts {
+	return &opts{ep: trident.Options{Geocoder: f, Router: f}}
 }
 
 func TestProtocolErrors(t *testing.T) {
@@ -156,7 +157,7 @@ func TestMethodNotAllowed(t *testing.T) {
 }
 
 func TestBodyLimit(t *testing.T) {
-	ts := start(t, &server.Options{MaxBodyBytes: 512, Geocoder: &fakeGeo{}, Router: &fakeGeo{}})
+	ts := start(t, &opts{host: server.Options{MaxBodyBytes: 512}, ep: trident.Options{Geocoder: &fakeGeo{}, Router: &fakeGeo{}}})
 	big := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"estimate_fare","arguments":{"pickup":"` + strings.Repeat("a", 600) + `","dropoff":"b"}}}`
 	r := post(t, ts.URL+"/mcp", mcpHeaders(), big)
 	want := `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Payload Too Large: request body exceeds 512 bytes"}}`

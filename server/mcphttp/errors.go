@@ -1,4 +1,4 @@
-package server
+package mcphttp
 
 import (
 	"encoding/json"
@@ -10,8 +10,9 @@ import (
 	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
 )
 
-// catalogue indexes gen/errcodes by code, so every text the server sends is
-// the catalogue's (contracts/errors.json), not a literal repeated here.
+// catalogue indexes gen/errcodes by code, so every text the front door
+// sends is the catalogue's (contracts/errors.json), not a literal repeated
+// here.
 var catalogue = func() map[errcodes.Code]errcodes.Entry {
 	m := make(map[errcodes.Code]errcodes.Entry, len(errcodes.Catalogue))
 	for _, e := range errcodes.Catalogue {
@@ -20,19 +21,20 @@ var catalogue = func() map[errcodes.Code]errcodes.Entry {
 	return m
 }()
 
-// entry returns the catalogue row of code. Every code the server uses is in
-// the generated catalogue, so a missing one is a build defect.
+// entry returns the catalogue row of code. Every code the front door and
+// the endpoints use is in the generated catalogue, so a missing one is a
+// build defect.
 func entry(code errcodes.Code) errcodes.Entry {
 	e, ok := catalogue[code]
 	if !ok {
-		panic("server: error code " + string(code) + " is not in gen/errcodes")
+		panic("mcphttp: error code " + string(code) + " is not in gen/errcodes")
 	}
 	return e
 }
 
-// message fills the {placeholders} of code's message template, given as
-// name, value pairs.
-func message(code errcodes.Code, kv ...string) string {
+// Message fills the {placeholders} of code's message template in the error
+// catalogue, given as name, value pairs.
+func Message(code errcodes.Code, kv ...string) string {
 	msg := entry(code).Message
 	for i := 0; i+1 < len(kv); i += 2 {
 		msg = strings.ReplaceAll(msg, "{"+kv[i]+"}", kv[i+1])
@@ -40,18 +42,19 @@ func message(code errcodes.Code, kv ...string) string {
 	return msg
 }
 
-// toolText is the per-tool text of a tool-level error (GEOCODE_FAILED,
-// ROUTING_UNAVAILABLE).
-func toolText(code errcodes.Code, tool string) string {
+// ToolText is the per-tool text of a tool-level error of the catalogue:
+// its text for tool, else its meaning.
+func ToolText(code errcodes.Code, tool string) string {
 	if t, ok := entry(code).Messages[tool]; ok {
 		return t
 	}
 	return entry(code).Meaning
 }
 
-// rpcError is a JSON-RPC error to return from a method handler; the SDK
-// writes it as the response's error object unchanged.
-func rpcError(code errcodes.Code, msg string) *jsonrpc.Error {
+// RPCError is a JSON-RPC error for a tool handler to return (for example
+// INVALID_ARGUMENTS with [Message]'s text); the SDK writes it as the
+// response's error object unchanged.
+func RPCError(code errcodes.Code, msg string) *jsonrpc.Error {
 	return &jsonrpc.Error{Code: int64(entry(code).JSONRPCCode), Message: msg}
 }
 
@@ -73,7 +76,7 @@ var nullID = json.RawMessage("null")
 // writeError answers with the catalogue's HTTP status for code (or status,
 // when non-zero) and a JSON-RPC error body. id is the request's id when
 // known; HTTP-level refusals (406, 413, 403, 429) answer with a null id, as
-// the seed's 401 and 406 samples do, since the request was refused before
+// the specification's 401 and 406 samples do, since the request was refused before
 // it was read as a call.
 func writeError(w http.ResponseWriter, status int, id json.RawMessage, code errcodes.Code, msg string) {
 	e := entry(code)

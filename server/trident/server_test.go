@@ -1,4 +1,4 @@
-package server_test
+package trident_test
 
 import (
 	"bufio"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/tridenttaxis/trident-mcp/contracts"
 	"github.com/tridenttaxis/trident-mcp/server"
+	"github.com/tridenttaxis/trident-mcp/server/trident"
 )
 
 // daytime pins the tariff clock: the seed's samples were priced in the day
@@ -26,24 +27,47 @@ func fixedClock() time.Time { return daytime }
 
 func quietLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
-// start runs a server on a loopback listener, as a user would reach it.
-func start(t testing.TB, opts *server.Options) *httptest.Server {
+// opts configures a test's host and the Trident endpoint it mounts.
+type opts struct {
+	host server.Options
+	ep   trident.Options
+}
+
+// newServer builds the host with the Trident endpoint, as the binary does,
+// with the tariff clock (and the limiter's) pinned to daytime unless the
+// test sets its own.
+func newServer(t testing.TB, o *opts) *server.Server {
 	t.Helper()
-	if opts == nil {
-		opts = &server.Options{}
+	if o == nil {
+		o = &opts{}
 	}
-	if opts.Now == nil {
-		opts.Now = fixedClock
+	if o.ep.Now == nil {
+		o.ep.Now = fixedClock
 	}
-	if opts.Logger == nil {
-		opts.Logger = quietLogger()
+	if o.host.Now == nil {
+		o.host.Now = o.ep.Now
 	}
-	srv, err := server.New(opts)
+	if o.host.Logger == nil {
+		o.host.Logger = quietLogger()
+	}
+	o.ep.Logger = o.host.Logger
+	ep, err := trident.New(&o.ep)
+	if err != nil {
+		t.Fatalf("trident.New: %v", err)
+	}
+	srv, err := server.New(&o.host, ep)
 	if err != nil {
 		t.Fatalf("server.New: %v", err)
 	}
-	ts := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() { ts.Close(); srv.Close() })
+	t.Cleanup(func() { srv.Close() })
+	return srv
+}
+
+// start runs a server on a loopback listener, as a user would reach it.
+func start(t testing.TB, o *opts) *httptest.Server {
+	t.Helper()
+	ts := httptest.NewServer(newServer(t, o).Handler())
+	t.Cleanup(ts.Close)
 	return ts
 }
 
@@ -96,11 +120,11 @@ func jsonDiff(t testing.TB, want, got []byte) string {
 	return cmp.Diff(decode(t, want), decode(t, got))
 }
 
-// TestSampleReplay replays every request/response pair of contracts/samples
+// TestSampleReplay replays every request/response pair of contracts/trident/samples
 // against a freshly started server with the default configuration and
 // compares the responses field for field.
 func TestSampleReplay(t *testing.T) {
-	samples, err := contracts.LoadSamples()
+	samples, err := contracts.Trident.Samples()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +234,7 @@ func TestProgressStreamsOverSSE(t *testing.T) {
 
 func loadSample(t testing.TB, name string) contracts.Sample {
 	t.Helper()
-	samples, err := contracts.LoadSamples()
+	samples, err := contracts.Trident.Samples()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -147,9 +147,6 @@ export interface McpTools {
 /** Error catalogue names (contracts/errors.json). */
 export type ErrorCode =
   | "INVALID_ARGUMENTS"
-  | "GEOCODE_FAILED"
-  | "ROUTING_UNAVAILABLE"
-  | "CAPACITY_EXCEEDED"
   | "UNAUTHORIZED"
   | "METHOD_NOT_FOUND"
   | "NOT_ACCEPTABLE"
@@ -159,7 +156,10 @@ export type ErrorCode =
   | "UNSUPPORTED_PROTOCOL_VERSION"
   | "FORBIDDEN_ORIGIN"
   | "PAYLOAD_TOO_LARGE"
-  | "RATE_LIMITED";
+  | "RATE_LIMITED"
+  | "GEOCODE_FAILED"
+  | "ROUTING_UNAVAILABLE"
+  | "CAPACITY_EXCEEDED";
 
 /** JSON-RPC tools/call request for tool T. */
 export interface ToolsCallRequest<T extends ToolName = ToolName> {

@@ -1,4 +1,4 @@
-package server
+package mcphttp
 
 import (
 	"bytes"
@@ -16,18 +16,14 @@ import (
 	"time"
 
 	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
-	"github.com/tridenttaxis/trident-mcp/gen/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/server/auth"
 	"github.com/tridenttaxis/trident-mcp/server/metrics"
 )
 
-// MCP Streamable HTTP header names.
-const (
-	headerProtocolVersion = "MCP-Protocol-Version"
-	headerSessionID       = "Mcp-Session-Id"
-)
+// headerProtocolVersion is the MCP Streamable HTTP version header.
+const headerProtocolVersion = "MCP-Protocol-Version"
 
-// allowedMethods is the Allow header of /mcp: stateless, so no GET stream
+// allowedMethods is the Allow header of an endpoint: stateless, so no GET stream
 // and no session to DELETE.
 const allowedMethods = "POST, OPTIONS"
 
@@ -60,8 +56,8 @@ type envelope struct {
 	Error   json.RawMessage `json:"error"`
 }
 
-// serveMCP is the front door of POST /mcp. It answers every failure the
-// seed documents in the seed's shape before the go-sdk sees the request
+// serveMCP is the front door of an endpoint's POST. It answers every failure
+// the specification documents in its shape before the go-sdk sees the request
 // (whose own answers to these cases are plain-text 400s), then hands the
 // call to the SDK's stateless handler: the application/json one, or the
 // text/event-stream one when the call asks for progress.
@@ -70,11 +66,11 @@ type envelope struct {
 // MCP-Protocol-Version (400), body size (413) and pace (408), JSON
 // (-32700), JSON-RPC envelope (-32600), method name (-32601), tools/call
 // name (-32602 when absent or not a string, -32601 when not served), rate
-// limit (429). The tool handler then checks the arguments (-32602) and the
-// party size (CAPACITY_EXCEEDED) before any geocoding. OAuth (401) runs
-// before all but the Origin check, in the middleware around this handler.
-func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
-	rec := recordFrom(r.Context())
+// limit (429). The tool handler then checks its arguments. OAuth (401)
+// runs before all but the Origin check, in the endpoint's verifier around
+// this handler.
+func (d *door) serveMCP(w http.ResponseWriter, r *http.Request) {
+	rec := callInfoFrom(r.Context())
 	switch r.Method {
 	case http.MethodPost:
 	case http.MethodOptions:
@@ -90,49 +86,49 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if jsonOK, sseOK := accepts(r.Header.Values("Accept")); !jsonOK || !sseOK {
-		writeError(w, 0, nil, errcodes.NotAcceptable, message(errcodes.NotAcceptable))
+		writeError(w, 0, nil, errcodes.NotAcceptable, Message(errcodes.NotAcceptable))
 		return
 	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		writeError(w, http.StatusUnsupportedMediaType, nil, errcodes.InvalidRequest,
-			message(errcodes.InvalidRequest, "reason", "Content-Type must be application/json"))
+			Message(errcodes.InvalidRequest, "reason", "Content-Type must be application/json"))
 		return
 	}
 	if v := r.Header.Get(headerProtocolVersion); v != "" && !slices.Contains(supportedProtocolVersions, v) {
-		writeError(w, 0, nil, errcodes.UnsupportedProtocolVersion, message(errcodes.UnsupportedProtocolVersion, "version", v))
+		writeError(w, 0, nil, errcodes.UnsupportedProtocolVersion, Message(errcodes.UnsupportedProtocolVersion, "version", v))
 		return
 	}
-	body, ok := s.readBody(w, r)
+	body, ok := d.readBody(w, r)
 	if !ok {
 		return
 	}
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 {
-		writeError(w, 0, nil, errcodes.ParseError, message(errcodes.ParseError, "reason", "empty request body"))
+		writeError(w, 0, nil, errcodes.ParseError, Message(errcodes.ParseError, "reason", "empty request body"))
 		return
 	}
 	if err := checkJSON(trimmed); err != nil {
-		writeError(w, 0, nil, errcodes.ParseError, message(errcodes.ParseError, "reason", err.Error()))
+		writeError(w, 0, nil, errcodes.ParseError, Message(errcodes.ParseError, "reason", err.Error()))
 		return
 	}
 	if trimmed[0] == '[' {
-		writeError(w, 0, nil, errcodes.InvalidRequest, message(errcodes.InvalidRequest,
-			"reason", "JSON-RPC batches are not supported by protocol "+mcptypes.ProtocolVersion))
+		writeError(w, 0, nil, errcodes.InvalidRequest, Message(errcodes.InvalidRequest,
+			"reason", "JSON-RPC batches are not supported by protocol "+supportedProtocolVersions[0]))
 		return
 	}
 	var env envelope
 	if trimmed[0] != '{' || json.Unmarshal(trimmed, &env) != nil {
-		writeError(w, 0, nil, errcodes.InvalidRequest, message(errcodes.InvalidRequest, "reason", "the body must be a JSON-RPC 2.0 object"))
+		writeError(w, 0, nil, errcodes.InvalidRequest, Message(errcodes.InvalidRequest, "reason", "the body must be a JSON-RPC 2.0 object"))
 		return
 	}
 	id, reason := checkEnvelope(&env)
 	if reason != "" {
-		writeError(w, 0, id, errcodes.InvalidRequest, message(errcodes.InvalidRequest, "reason", reason))
+		writeError(w, 0, id, errcodes.InvalidRequest, Message(errcodes.InvalidRequest, "reason", reason))
 		return
 	}
 	var method string
 	json.Unmarshal(env.Method, &method)
-	rec.method = method
+	rec.Method = method
 	isCall := len(env.ID) > 0
 	switch {
 	case env.Method == nil:
@@ -158,18 +154,18 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 	if method == "tools/call" {
 		name, reason := checkToolName(params.Name)
 		if reason != "" {
-			writeError(w, 0, id, errcodes.InvalidArguments, message(errcodes.InvalidArguments, "field", "name", "reason", reason))
+			writeError(w, 0, id, errcodes.InvalidArguments, Message(errcodes.InvalidArguments, "field", "name", "reason", reason))
 			return
 		}
-		rec.tool = name
-		if s.handlers[name] == nil {
+		rec.Tool = name
+		if !d.tools[name] {
 			// Answered here: the SDK's JSON-RPC layer rewrites any -32601 a
 			// handler returns into its own "method not found" wording.
-			s.metrics.ObserveToolCall(metrics.UnknownTool, metrics.Outcome(string(errcodes.MethodNotFound)), 0)
-			writeError(w, 0, id, errcodes.MethodNotFound, message(errcodes.MethodNotFound, "name", name))
+			d.metrics.ObserveToolCall(d.ep.Path, metrics.UnknownTool, metrics.Outcome(string(errcodes.MethodNotFound)), 0)
+			writeError(w, 0, id, errcodes.MethodNotFound, Message(errcodes.MethodNotFound, "name", name))
 			return
 		}
-		release, ok := s.admit(w, r, name)
+		release, ok := d.admit(w, r, name)
 		if !ok {
 			return
 		}
@@ -177,10 +173,10 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 		// the whole event stream) is written, so the slot covers the call.
 		defer release()
 	}
-	handler := s.jsonMCP
+	handler := d.jsonMCP
 	if t := bytes.TrimSpace(params.Meta.ProgressToken); len(t) > 0 && !bytes.Equal(t, []byte("null")) {
-		handler = s.sseMCP
-		rec.stream = true
+		handler = d.sseMCP
+		rec.Stream = true
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
@@ -188,11 +184,11 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 }
 
 // readBody reads the whole body within MaxBodyBytes, answering 413 above it.
-func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-	limit := s.opts.MaxBodyBytes
+func (d *door) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	limit := d.cfg.MaxBodyBytes
 	tooLarge := func() ([]byte, bool) {
 		w.Header().Set("Connection", "close")
-		writeError(w, 0, nil, errcodes.PayloadTooLarge, message(errcodes.PayloadTooLarge, "limit", strconv.FormatInt(limit, 10)))
+		writeError(w, 0, nil, errcodes.PayloadTooLarge, Message(errcodes.PayloadTooLarge, "limit", strconv.FormatInt(limit, 10)))
 		return nil, false
 	}
 	if r.ContentLength > limit {
@@ -205,7 +201,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool)
 	// deadline left set would cancel the call when it passes. Writers that
 	// cannot take deadlines (httptest.ResponseRecorder) read without one.
 	rc := http.NewResponseController(w)
-	if rc.SetReadDeadline(time.Now().Add(s.opts.BodyReadTimeout)) == nil {
+	if rc.SetReadDeadline(time.Now().Add(d.cfg.BodyReadTimeout)) == nil {
 		defer rc.SetReadDeadline(time.Time{})
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
@@ -215,11 +211,11 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool)
 		return tooLarge()
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		w.Header().Set("Connection", "close")
-		writeError(w, http.StatusRequestTimeout, nil, errcodes.ParseError, message(errcodes.ParseError,
-			"reason", "the request body did not arrive within "+s.opts.BodyReadTimeout.String()))
+		writeError(w, http.StatusRequestTimeout, nil, errcodes.ParseError, Message(errcodes.ParseError,
+			"reason", "the request body did not arrive within "+d.cfg.BodyReadTimeout.String()))
 		return nil, false
 	case err != nil:
-		writeError(w, http.StatusBadRequest, nil, errcodes.ParseError, message(errcodes.ParseError, "reason", "reading the body: "+err.Error()))
+		writeError(w, http.StatusBadRequest, nil, errcodes.ParseError, Message(errcodes.ParseError, "reason", "reading the body: "+err.Error()))
 		return nil, false
 	}
 	return body, true
@@ -326,20 +322,20 @@ func accepts(values []string) (jsonOK, sseOK bool) {
 // admit applies the optional rate limiter to one tools/call, answering 429
 // with Retry-After when it refuses. When it admits, the caller must call
 // release once the call has been answered.
-func (s *Server) admit(w http.ResponseWriter, r *http.Request, tool string) (release func(), ok bool) {
-	if s.limiter == nil {
+func (d *door) admit(w http.ResponseWriter, r *http.Request, tool string) (release func(), ok bool) {
+	if d.limiter == nil {
 		return func() {}, true
 	}
-	rule, limited := s.limiter.Rule(tool)
+	rule, limited := d.limiter.Rule(tool)
 	if !limited {
 		return func() {}, true
 	}
-	release, retry, ok := s.limiter.Acquire(tool, clientKey(r, rule.ByEndUser))
+	release, retry, ok := d.limiter.Acquire(tool, clientKey(r, rule.ByEndUser))
 	if !ok {
-		s.metrics.RateLimited(tool)
+		d.metrics.RateLimited(d.ep.Path, tool)
 		secs := strconv.Itoa(int(retry.Seconds())) // whole seconds, at least 1: Acquire rounds up
 		w.Header().Set("Retry-After", secs)
-		writeError(w, 0, nil, errcodes.RateLimited, message(errcodes.RateLimited, "seconds", secs))
+		writeError(w, 0, nil, errcodes.RateLimited, Message(errcodes.RateLimited, "seconds", secs))
 		return nil, false
 	}
 	return release, true
@@ -368,11 +364,11 @@ func clientKey(r *http.Request, byEndUser bool) string {
 // configuration does not allow, and requests whose Host names a foreign
 // host on a loopback listener: the two signs of a DNS-rebinding attack. It
 // also answers CORS for allowed origins, preflight included.
-func (s *Server) originGuard(next http.Handler) http.Handler {
+func (d *door) originGuard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		origin := r.Header.Get("Origin")
-		if origin != "" && !s.originAllowed(origin) || !s.hostAllowed(r) {
-			writeError(w, 0, nil, errcodes.ForbiddenOrigin, message(errcodes.ForbiddenOrigin))
+		if origin != "" && !d.originAllowed(origin) || !d.hostAllowed(r) {
+			writeError(w, 0, nil, errcodes.ForbiddenOrigin, Message(errcodes.ForbiddenOrigin))
 			return
 		}
 		if origin != "" {
@@ -392,9 +388,9 @@ func (s *Server) originGuard(next http.Handler) http.Handler {
 	})
 }
 
-func (s *Server) originAllowed(origin string) bool {
-	if len(s.opts.AllowedOrigins) > 0 {
-		for _, o := range s.opts.AllowedOrigins {
+func (d *door) originAllowed(origin string) bool {
+	if len(d.cfg.AllowedOrigins) > 0 {
+		for _, o := range d.cfg.AllowedOrigins {
 			if o == "*" || strings.EqualFold(strings.TrimRight(o, "/"), origin) {
 				return true
 			}
@@ -405,7 +401,7 @@ func (s *Server) originAllowed(origin string) bool {
 	if err != nil || u.Host == "" {
 		return false
 	}
-	if pub, err := url.Parse(s.opts.PublicBaseURL); err == nil && strings.EqualFold(pub.Scheme+"://"+pub.Host, origin) {
+	if pub, err := url.Parse(d.cfg.PublicBaseURL); err == nil && strings.EqualFold(pub.Scheme+"://"+pub.Host, origin) {
 		return true
 	}
 	return isLoopbackHost(u.Hostname())
@@ -415,7 +411,7 @@ func (s *Server) originAllowed(origin string) bool {
 // answers only loopback Host names) while also admitting the host of
 // PUBLIC_BASE_URL and of the allowed origins, so a reverse proxy on the
 // same machine can forward the public name.
-func (s *Server) hostAllowed(r *http.Request) bool {
+func (d *door) hostAllowed(r *http.Request) bool {
 	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
 	if !ok || local == nil {
 		return true
@@ -432,7 +428,7 @@ func (s *Server) hostAllowed(r *http.Request) bool {
 	if isLoopbackHost(host) {
 		return true
 	}
-	for _, base := range append([]string{s.opts.PublicBaseURL}, s.opts.AllowedOrigins...) {
+	for _, base := range append([]string{d.cfg.PublicBaseURL}, d.cfg.AllowedOrigins...) {
 		if u, err := url.Parse(base); err == nil && strings.EqualFold(u.Hostname(), host) {
 			return true
 		}
