@@ -23,6 +23,11 @@ func TestConfigFromEnvAndBuild(t *testing.T) {
 		{env: map[string]string{"GEO_TIMEOUT": "soon"}, wantErr: "GEO_TIMEOUT"},
 		{env: map[string]string{"NOMINATIM_MIN_INTERVAL": "-1s"}, wantErr: "NOMINATIM_MIN_INTERVAL"},
 		{env: map[string]string{"GEOCODER": "nominatim", "NOMINATIM_URL": "http://127.0.0.1:1", "NOMINATIM_MIN_INTERVAL": "1s"}, wantGeocoder: "*geo.Nominatim", wantRouter: "*geo.EmbeddedRouter"},
+		{env: map[string]string{"GEOCODER": "nominatim", "NOMINATIM_URL": "http://127.0.0.1:1", "NOMINATIM_MIN_INTERVAL": "0"}, wantGeocoder: "*geo.Nominatim", wantRouter: "*geo.EmbeddedRouter"},
+		{env: map[string]string{"GEO_CACHE_TTL": "soon"}, wantErr: "GEO_CACHE_TTL"},
+		{env: map[string]string{"GEO_CACHE_SIZE": "0"}, wantErr: "GEO_CACHE_SIZE"},
+		{env: map[string]string{"GEO_BREAKER_FAILURES": "-2"}, wantErr: "GEO_BREAKER_FAILURES"},
+		{env: map[string]string{"GEO_BREAKER_OPEN": "0s"}, wantErr: "GEO_BREAKER_OPEN"},
 	}
 	for _, tt := range tests {
 		c, err := ConfigFromEnv(func(k string) string { return tt.env[k] })
@@ -51,7 +56,7 @@ func TestConfigFromEnvAndBuild(t *testing.T) {
 			if tt.env["GEO_TIMEOUT"] == "2s" && n.http.timeout != 2*time.Second {
 				t.Errorf("GEO_TIMEOUT not applied: %v", n.http.timeout)
 			}
-			if limited := n.http.limiter != nil; limited != (tt.env["NOMINATIM_MIN_INTERVAL"] != "") {
+			if limited := n.http.limiter != nil; limited != (tt.env["NOMINATIM_MIN_INTERVAL"] != "0") {
 				t.Errorf("%v: client-side limiter set = %v", tt.env, limited)
 			}
 		}

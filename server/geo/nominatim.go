@@ -16,18 +16,28 @@ import (
 // (the public instance allows one request a second) and could match a
 // "Main Street" somewhere.
 type Nominatim struct {
-	base string
-	http httpConfig
+	base  string
+	http  httpConfig
+	guard *guard[Place]
 }
 
 var _ Geocoder = (*Nominatim)(nil)
 
 // NewNominatim returns a geocoder for the Nominatim server at baseURL
 // (e.g. "https://nominatim.openstreetmap.org" or a self-hosted
-// "http://localhost:8088").
+// "http://localhost:8088"). It sends at most one request a second
+// ([DefaultNominatimMinInterval], as the public instance's usage policy
+// asks) unless [WithMinInterval] says otherwise, and runs behind the cache,
+// breaker and cool-down every HTTP back end has (see [WithCache],
+// [WithBreaker]).
 func NewNominatim(baseURL string, opts ...Option) *Nominatim {
-	return &Nominatim{base: baseURL, http: newHTTPConfig(opts)}
+	n := &Nominatim{base: baseURL, http: newHTTPConfig(append([]Option{WithMinInterval(DefaultNominatimMinInterval)}, opts...))}
+	n.guard = newGuard[Place]("nominatim", &n.http)
+	return n
 }
+
+// Stats reports what the geocoder did since it was built.
+func (n *Nominatim) Stats() Stats { return n.guard.stats() }
 
 // nominatimPlace is one element of a format=jsonv2 /search reply. Nominatim
 // sends lat and lon as strings. "category" is jsonv2's name for the older
@@ -53,8 +63,8 @@ type nominatimPlace struct {
 }
 
 // Geocode resolves query with Nominatim. An empty result is [ErrNoMatch];
-// transport failures, timeouts, non-2xx replies and malformed JSON are
-// [ErrUnavailable] (as a [*BackendError]).
+// transport failures, timeouts, non-2xx replies, malformed JSON, an open
+// breaker and a cool-down are [ErrUnavailable] (as a [*BackendError]).
 func (n *Nominatim) Geocode(ctx context.Context, query string) (Place, error) {
 	if err := screen(query); err != nil {
 		return Place{}, err
@@ -69,12 +79,17 @@ func (n *Nominatim) Geocode(ctx context.Context, query string) (Place, error) {
 		"accept-language": {"en-GB,en"},
 	}
 	u := joinURL(n.base, "/search") + "?" + v.Encode()
+	return n.guard.do(ctx, u, func(ctx context.Context) (Place, error) { return n.search(ctx, u, query) })
+}
+
+// search performs one /search exchange and reads its reply.
+func (n *Nominatim) search(ctx context.Context, u, query string) (Place, error) {
 	rep, err := n.http.get(ctx, "nominatim", u)
 	if err != nil {
 		return Place{}, err
 	}
 	fail := func(msg string, cause error) error {
-		return &BackendError{Backend: "nominatim", URL: u, StatusCode: rep.status, Message: msg, Body: snippet(rep.body), Err: cause, class: ErrUnavailable}
+		return &BackendError{Backend: "nominatim", URL: u, StatusCode: rep.status, Message: msg, Body: snippet(rep.body), Err: cause, RetryAfter: rep.retryAfter, class: ErrUnavailable}
 	}
 	if rep.status < 200 || rep.status > 299 {
 		return Place{}, fail("unexpected status", nil)
