@@ -201,14 +201,18 @@ func (g *guard[T]) coolDown(d time.Duration) {
 	if d <= 0 {
 		return
 	}
-	until := g.cfg.now().Add(min(d, maxCoolDown))
+	now := g.cfg.now()
+	until := now.Add(min(d, maxCoolDown))
 	g.mu.Lock()
+	starts := !g.coolUntil.After(now) // not already cooling down: say so once
 	if until.After(g.coolUntil) {
 		g.coolUntil = until
 	}
 	g.mu.Unlock()
-	g.cfg.log().Warn("geo: back end asked for a pause; calls fail fast until it ends",
-		slog.String("backend", g.backend), slog.Duration("retry_after", d))
+	if starts {
+		g.cfg.log().Warn("geo: back end asked for a pause; calls fail fast until it ends",
+			slog.String("backend", g.backend), slog.Duration("retry_after", d))
+	}
 }
 
 func (g *guard[T]) coolDownLeft() time.Duration {
