@@ -97,7 +97,7 @@ func madeUpAddress(query string) nominatimPlace {
 	h := fnv.New64a()
 	h.Write([]byte(strings.ToLower(query)))
 	v := h.Sum64()
-	lat := 55.98 + float64(v%4000)/100000  // 55.98 .. 56.02
+	lat := 55.98 + float64(v%4000)/100000      // 55.98 .. 56.02
 	lon := -4.76 + float64(v/4000%6000)/100000 // -4.76 .. -4.70
 	road, _, _ := strings.Cut(query, ",")
 	return nominatimPlace{

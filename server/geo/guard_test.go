@@ -30,8 +30,8 @@ func burst(n int, lookup func() error) error {
 func TestBurstCostsOneRequest(t *testing.T) {
 	const n = 64
 	for _, tc := range []struct {
-		name              string
-		opts              []Option
+		name               string
+		opts               []Option
 		wantBurst, wantSeq int64 // requests for a burst of n (at most), then n in a row
 	}{
 		{"cached", nil, 1, 0},
