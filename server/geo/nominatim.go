@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Nominatim geocodes with a Nominatim server's /search API
@@ -79,15 +81,18 @@ func (n *Nominatim) Geocode(ctx context.Context, query string) (Place, error) {
 		"accept-language": {"en-GB,en"},
 	}
 	u := joinURL(n.base, "/search") + "?" + v.Encode()
-	return n.guard.do(ctx, u, func(ctx context.Context) (Place, error) { return n.search(ctx, u, query) })
+	return n.guard.do(ctx, u, func(ctx context.Context) (Place, error) {
+		rep, err := n.http.get(ctx, "nominatim", u)
+		if err != nil {
+			return Place{}, err
+		}
+		return readNominatim(rep, u, query)
+	})
 }
 
-// search performs one /search exchange and reads its reply.
-func (n *Nominatim) search(ctx context.Context, u, query string) (Place, error) {
-	rep, err := n.http.get(ctx, "nominatim", u)
-	if err != nil {
-		return Place{}, err
-	}
+// readNominatim reads the reply to the /search request u for query. It
+// trusts nothing in it: every field that reaches a [Place] is checked.
+func readNominatim(rep reply, u, query string) (Place, error) {
 	fail := func(msg string, cause error) error {
 		return &BackendError{Backend: "nominatim", URL: u, StatusCode: rep.status, Message: msg, Body: snippet(rep.body), Err: cause, RetryAfter: rep.retryAfter, class: ErrUnavailable}
 	}
@@ -107,14 +112,29 @@ func (n *Nominatim) search(ctx context.Context, u, query string) (Place, error) 
 	}
 	lat, err1 := strconv.ParseFloat(r.Lat, 64)
 	lon, err2 := strconv.ParseFloat(r.Lon, 64)
-	pl := Place{Lat: lat, Lon: lon, Kind: nominatimKind(r), Postcode: r.Address["postcode"], Name: nominatimName(r)}
+	pl := Place{Lat: lat, Lon: lon, Kind: nominatimKind(r), Postcode: wireText(r.Address["postcode"], 16), Name: wireText(nominatimName(r), 200)}
 	if err1 != nil || err2 != nil || !pl.Valid() {
 		return Place{}, fail("result has bad coordinates "+strconv.Quote(r.Lat)+","+strconv.Quote(r.Lon), nil)
 	}
-	if pl.Kind == KindAirport {
-		pl.IATA = strings.ToUpper(r.ExtraTags["iata"])
+	if iata := strings.ToUpper(r.ExtraTags["iata"]); pl.Kind == KindAirport && len(iata) == 3 && strings.Trim(iata, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") == "" {
+		pl.IATA = iata
 	}
 	return pl, nil
+}
+
+// wireText makes a string from a reply fit to show: valid UTF-8, no control
+// characters, at most n runes. A back end's data is not ours to trust.
+func wireText(s string, n int) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
+	if utf8.RuneCountInString(s) > n {
+		s = string([]rune(s)[:n])
+	}
+	return strings.TrimSpace(s)
 }
 
 // nominatimKind maps OSM tags to a [Kind]. Anything named that is not a

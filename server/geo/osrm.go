@@ -67,15 +67,17 @@ func (o *OSRM) Route(ctx context.Context, from, to Place) (Route, error) {
 		return strconv.FormatFloat(p.Lon, 'f', 6, 64) + "," + strconv.FormatFloat(p.Lat, 'f', 6, 64)
 	}
 	u := joinURL(o.base, "/route/v1/driving/"+coord(from)+";"+coord(to)) + "?overview=false"
-	return o.guard.do(ctx, u, func(ctx context.Context) (Route, error) { return o.route(ctx, u) })
+	return o.guard.do(ctx, u, func(ctx context.Context) (Route, error) {
+		rep, err := o.http.get(ctx, "osrm", u)
+		if err != nil {
+			return Route{}, err
+		}
+		return readOSRM(rep, u)
+	})
 }
 
-// route performs one route-service exchange and reads its reply.
-func (o *OSRM) route(ctx context.Context, u string) (Route, error) {
-	rep, err := o.http.get(ctx, "osrm", u)
-	if err != nil {
-		return Route{}, err
-	}
+// readOSRM reads the reply to the route request u, trusting nothing in it.
+func readOSRM(rep reply, u string) (Route, error) {
 	fail := func(class error, code, msg string, cause error) error {
 		return &BackendError{Backend: "osrm", URL: u, StatusCode: rep.status, Code: code, Message: msg, Body: snippet(rep.body), Err: cause, RetryAfter: rep.retryAfter, class: class}
 	}
