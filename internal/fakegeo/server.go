@@ -52,10 +52,13 @@ const (
 	// BadCoordinates answers 200 with well-formed JSON whose numbers are
 	// impossible: a latitude of 91.5, a route 10^12 m long.
 	BadCoordinates Fault = "bad-coordinates"
+	// HugeHeaders answers 200 with 128 KiB of response headers before the
+	// healthy body.
+	HugeHeaders Fault = "huge-headers"
 )
 
 // Faults lists every fault but [Healthy], for table tests.
-var Faults = []Fault{Slow, Trickle, TooManyRequests, ServerError, Unavailable, Reset, Truncated, Malformed, Empty, Huge, DeepNesting, BadCoordinates}
+var Faults = []Fault{Slow, Trickle, TooManyRequests, ServerError, Unavailable, Reset, Truncated, Malformed, Empty, Huge, DeepNesting, BadCoordinates, HugeHeaders}
 
 // engine answers one healthy request: status and JSON body.
 type engine interface {
@@ -202,6 +205,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		write(w, http.StatusOK, "application/json; charset=utf-8", []byte(strings.Repeat("[", depth)+strings.Repeat("]", depth)))
 	case BadCoordinates:
 		write(w, http.StatusOK, "application/json; charset=utf-8", s.eng.impossible(r))
+	case HugeHeaders:
+		for i := range 128 {
+			w.Header().Set(fmt.Sprintf("X-Padding-%d", i), strings.Repeat("x", 1020))
+		}
+		s.writeJSON(w, r)
 	default:
 		panic("fakegeo: unknown fault " + string(f))
 	}

@@ -76,3 +76,40 @@ func typeName(v any) string {
 	}
 	return "?"
 }
+
+// TestConfigGuardSettings: the GEO_CACHE_* and GEO_BREAKER_* variables
+// reach both HTTP back ends, and 0 turns each part off.
+func TestConfigGuardSettings(t *testing.T) {
+	build := func(env map[string]string) (*Nominatim, *OSRM) {
+		t.Helper()
+		env["GEOCODER"], env["NOMINATIM_URL"], env["ROUTER"], env["OSRM_URL"] = "nominatim", "http://127.0.0.1:1", "osrm", "http://127.0.0.1:2"
+		c, err := ConfigFromEnv(func(k string) string { return env[k] })
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, r, err := c.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g.(*Nominatim), r.(*OSRM)
+	}
+	n, o := build(map[string]string{})
+	for _, h := range []*httpConfig{&n.http, &o.http} {
+		if h.cacheSize != DefaultCacheSize || h.cacheTTL != DefaultCacheTTL || h.breakerFailures != DefaultBreakerFailures || h.breakerOpen != DefaultBreakerOpen {
+			t.Errorf("defaults: %+v", h)
+		}
+	}
+	if n.http.limiter == nil || n.http.limiter.Limit() != 1 {
+		t.Error("Nominatim: want one request a second by default")
+	}
+	n, o = build(map[string]string{"GEO_CACHE_TTL": "90s", "GEO_CACHE_SIZE": "10", "GEO_BREAKER_FAILURES": "7", "GEO_BREAKER_OPEN": "2s"})
+	for _, h := range []*httpConfig{&n.http, &o.http} {
+		if h.cacheSize != 10 || h.cacheTTL != 90*time.Second || h.breakerFailures != 7 || h.breakerOpen != 2*time.Second {
+			t.Errorf("set: %+v", h)
+		}
+	}
+	n, o = build(map[string]string{"GEO_CACHE_TTL": "0", "GEO_BREAKER_FAILURES": "0", "NOMINATIM_MIN_INTERVAL": "0"})
+	if n.guard.cache != nil || o.guard.cache != nil || n.guard.breaker != nil || o.guard.breaker != nil || n.http.limiter != nil {
+		t.Error("0: want no cache, no breaker and no rate limit")
+	}
+}
