@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -148,6 +150,47 @@ func (c *fareClient) recover(t *testing.T, limit time.Duration) time.Duration {
 	}
 }
 
+// goroutines reads the server's go_goroutines gauge from /metrics once its
+// connections have settled: the client's idle ones closed, the fakes'
+// connections to the server's transport cut. It waits up to limit for the
+// count to come down to at most want (0: no wait).
+func goroutines(t *testing.T, base string, c *fareClient, fakes []*fakegeo.Server, want int, limit time.Duration) int {
+	t.Helper()
+	c.http.CloseIdleConnections()
+	for _, f := range fakes {
+		f.CloseClientConnections()
+	}
+	read := func() int {
+		req, _ := http.NewRequest(http.MethodGet, base+"/metrics", nil)
+		req.Close = true // leave no connection of ours behind
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "go_goroutines "); ok {
+				n, err := strconv.ParseFloat(v, 64)
+				if err == nil {
+					return int(n)
+				}
+			}
+		}
+		t.Fatalf("no go_goroutines in /metrics:\n%s", b)
+		return 0
+	}
+	n := read()
+	start := time.Now()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for want > 0 && n > want && time.Since(start) < limit {
+		<-tick.C
+		n = read()
+	}
+	return n
+}
+
 func buildServer(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
@@ -171,6 +214,17 @@ func TestServerBinaryUnderBackendFaults(t *testing.T) {
 	if o := c.call("Helensburgh Central Station"); o.code != "ok" {
 		t.Fatalf("healthy engines: HTTP %d %s", o.status, o.code)
 	}
+	fakes := []*fakegeo.Server{nom, osrm}
+	before := goroutines(t, base, c, fakes, 0, 0)
+	defer func() {
+		// Every held exchange ends within GEO_TIMEOUT; a few goroutines of
+		// slack for the runtime's own.
+		after := goroutines(t, base, c, fakes, before+5, binTimeout+10*time.Second)
+		t.Logf("server goroutines: %d before the faults, %d after", before, after)
+		if after > before+5 {
+			t.Errorf("the server holds %d goroutines after the faults, %d before: a leak", after, before)
+		}
+	}()
 	for _, eng := range []struct {
 		name string
 		fake *fakegeo.Server

@@ -120,6 +120,10 @@ func (s *Server) UserAgents() map[string]int {
 	return maps.Clone(s.userAgents)
 }
 
+// CloseClientConnections cuts every open connection, as an engine restart
+// does; clients redial.
+func (s *Server) CloseClientConnections() { s.ts.CloseClientConnections() }
+
 // Close cuts every connection, ends held replies and stops the server.
 func (s *Server) Close() {
 	s.once.Do(func() { close(s.closed) })

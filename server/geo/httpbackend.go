@@ -69,7 +69,7 @@ type httpConfig struct {
 	cacheTTL  time.Duration // 0: no cache
 
 	breakerFailures int           // 0: no breaker
-	breakerOpen     time.Duration // > 0 when breakerFailures is
+	breakerOpen     time.Duration // > 0; also the cool-down after a 429 that names no time
 
 	now func() time.Time // the cool-down's clock; tests replace it
 }
