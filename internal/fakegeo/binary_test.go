@@ -27,7 +27,7 @@ import (
 // the engine; and it quotes again soon after the engine heals.
 const (
 	binTimeout     = 500 * time.Millisecond  // GEO_TIMEOUT
-	binBreakerOpen = 500 * time.Millisecond  // GEO_BREAKER_OPEN
+	binBreakerOpen = time.Second             // GEO_BREAKER_OPEN: outlasts both waves on a loaded machine
 	binMargin      = 2500 * time.Millisecond // generous: the machines are shared
 	binCalls       = 64                      // concurrent calls per wave
 	binDistinct    = 16                      // distinct pickups per wave (4 identical calls each)
