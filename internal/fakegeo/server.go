@@ -197,16 +197,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case Empty:
 		write(w, http.StatusOK, "application/json; charset=utf-8", s.eng.empty())
 	case Huge:
-		var b strings.Builder
-		b.WriteString(`[`)
-		for b.Len() < 2<<20 {
-			b.WriteString(`{"place_id":1,"licence":"Data © OpenStreetMap contributors","lat":"55.9","lon":"-4.5"},`)
-		}
-		b.WriteString(`{}]`)
-		write(w, http.StatusOK, "application/json; charset=utf-8", []byte(b.String()))
+		write(w, http.StatusOK, "application/json; charset=utf-8", hugeBody())
 	case DeepNesting:
-		const depth = 100_000
-		write(w, http.StatusOK, "application/json; charset=utf-8", []byte(strings.Repeat("[", depth)+strings.Repeat("]", depth)))
+		write(w, http.StatusOK, "application/json; charset=utf-8", deepBody())
 	case BadCoordinates:
 		write(w, http.StatusOK, "application/json; charset=utf-8", s.eng.impossible(r))
 	case HugeHeaders:
@@ -218,6 +211,23 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		panic("fakegeo: unknown fault " + string(f))
 	}
 }
+
+// hugeBody is 2 MiB of well-formed Nominatim-like JSON, built once.
+var hugeBody = sync.OnceValue(func() []byte {
+	var b strings.Builder
+	b.WriteString(`[`)
+	for b.Len() < 2<<20 {
+		b.WriteString(`{"place_id":1,"licence":"Data © OpenStreetMap contributors","lat":"55.9","lon":"-4.5"},`)
+	}
+	b.WriteString(`{}]`)
+	return []byte(b.String())
+})
+
+// deepBody is JSON arrays nested 100,000 deep, built once.
+var deepBody = sync.OnceValue(func() []byte {
+	const depth = 100_000
+	return []byte(strings.Repeat("[", depth) + strings.Repeat("]", depth))
+})
 
 func (s *Server) writeJSON(w http.ResponseWriter, r *http.Request) {
 	status, body := s.eng.answer(r)
