@@ -25,6 +25,19 @@
 // HTTP failures are [*BackendError]s that also carry the status, the
 // engine's code, the start of the body and the cause.
 //
+// # HTTP back ends under load and faults
+//
+// The engines are other people's servers, so each HTTP back end runs behind
+// a guard (guard.go) that bounds what a slow or failing one can cost: every
+// call ends within the timeout ([WithTimeout], GEO_TIMEOUT); identical
+// lookups in flight share one request and answers are cached ([WithCache]);
+// consecutive failures open a circuit breaker that fails calls at once
+// until a probe succeeds ([WithBreaker]); a 429's Retry-After starts a
+// cool-down instead of a retry; Nominatim is asked at most once a second
+// ([WithMinInterval]). [Nominatim.Stats] and [OSRM.Stats] count lookups,
+// requests, refusals, trips and recoveries. internal/fakegeo is the
+// fault-injecting stand-in the tests run them against.
+//
 // # The embedded gazetteer
 //
 // About 5,000 places: every GeoNames town in Great Britain and Northern

@@ -13,7 +13,9 @@
 //	OAUTH_ISSUER       (none)                     issuer URL; required in OAuth mode
 //	GEOCODER, ROUTER   embedded                   nominatim / osrm select HTTP back ends
 //	NOMINATIM_URL, OSRM_URL, GEO_TIMEOUT          for those back ends
-//	NOMINATIM_MIN_INTERVAL  0                     spacing of Nominatim requests (1s for the public instance)
+//	NOMINATIM_MIN_INTERVAL  1s                    spacing of Nominatim requests (0 for a self-hosted instance)
+//	GEO_CACHE_TTL, GEO_CACHE_SIZE  10m, 4096      answer cache of the HTTP back ends (GEO_CACHE_TTL=0: off)
+//	GEO_BREAKER_FAILURES, GEO_BREAKER_OPEN  5, 30s  circuit breaker of the HTTP back ends (0 failures: off)
 //	ALLOWED_ORIGINS    (PUBLIC_BASE_URL + loopback)  comma-separated browser origins, or *
 //	RATE_LIMIT         off                        off, or seed (the specification's suggested caps)
 //	MAX_BODY_BYTES     1048576                    larger request bodies get 413
@@ -74,7 +76,11 @@ var vars = []struct{ env, def, help string }{
 	{"NOMINATIM_URL", "", "Nominatim base URL (GEOCODER=nominatim)"},
 	{"OSRM_URL", "", "OSRM base URL (ROUTER=osrm)"},
 	{"GEO_TIMEOUT", "", "per-request timeout of the HTTP back ends, e.g. 5s"},
-	{"NOMINATIM_MIN_INTERVAL", "", "least time between Nominatim requests, e.g. 1s for nominatim.openstreetmap.org (default none)"},
+	{"NOMINATIM_MIN_INTERVAL", "", "least time between Nominatim requests (default 1s, as nominatim.openstreetmap.org asks; 0 for none)"},
+	{"GEO_CACHE_TTL", "", "how long the HTTP back ends' answers are cached (default 10m; 0 for no cache)"},
+	{"GEO_CACHE_SIZE", "", "answers cached per HTTP back end (default 4096)"},
+	{"GEO_BREAKER_FAILURES", "", "consecutive failures that open an HTTP back end's circuit breaker (default 5; 0 for none)"},
+	{"GEO_BREAKER_OPEN", "", "how long an open breaker fails calls fast before a probe (default 30s)"},
 	{"ALLOWED_ORIGINS", "", "comma-separated allowed browser origins, or * (default: PUBLIC_BASE_URL and loopback)"},
 	{"RATE_LIMIT", "off", "off or seed"},
 	{"MAX_BODY_BYTES", strconv.Itoa(server.DefaultMaxBodyBytes), "request body limit in bytes"},
