@@ -106,12 +106,16 @@ func redact(raw string) string {
 	return u.Redacted()
 }
 
+// versionTable is goose's bookkeeping table, named for Relay so that a
+// PostgreSQL database shared with other services keeps their versions apart.
+const versionTable = "relay_schema_version"
+
 func migrate(ctx context.Context, d dialect, db *sql.DB) error {
 	fsys, err := fs.Sub(migrations, d.migrations)
 	if err != nil {
 		return fmt.Errorf("store: migrations: %w", err)
 	}
-	opts := []goose.ProviderOption{goose.WithDisableGlobalRegistry(true)}
+	opts := []goose.ProviderOption{goose.WithDisableGlobalRegistry(true), goose.WithTableName(versionTable)}
 	if d == postgresDialect {
 		locker, err := lock.NewPostgresSessionLocker()
 		if err != nil {
