@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -58,6 +59,9 @@ func Open(ctx context.Context, databaseURL string, opts *Options) (Store, error)
 	if err != nil {
 		return nil, err
 	}
+	db.SetMaxOpenConns(opts.maxConns())
+	db.SetMaxIdleConns(min(opts.maxConns(), 4))
+	db.SetConnMaxIdleTime(5 * time.Minute)
 	if err := migrate(ctx, d, db); err != nil {
 		db.Close()
 		return nil, err

@@ -188,6 +188,10 @@ type Options struct {
 	// BusyTimeout is how long a SQLite write waits for another writer's lock
 	// before failing. Zero: 5s. PostgreSQL ignores it.
 	BusyTimeout time.Duration
+	// MaxConns caps the connections the store holds open, so that several
+	// replicas stay within PostgreSQL's max_connections (100 by default).
+	// Zero: 16.
+	MaxConns int
 }
 
 func (o *Options) now() func() time.Time {
@@ -195,6 +199,13 @@ func (o *Options) now() func() time.Time {
 		return time.Now
 	}
 	return o.Now
+}
+
+func (o *Options) maxConns() int {
+	if o == nil || o.MaxConns <= 0 {
+		return 16
+	}
+	return o.MaxConns
 }
 
 func (o *Options) busyTimeout() time.Duration {
