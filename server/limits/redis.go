@@ -42,9 +42,9 @@ func (r *Redis) Allow(ctx context.Context, key string, limit Limit) (Decision, e
 
 // Open returns the limiter REDIS_URL selects: with redisURL empty, a [Local]
 // one; otherwise a [Redis] one over a new client, checked with a PING so that
-// a wrong URL fails at start rather than on the first request. close releases
-// the client (a no-op for Local).
-func Open(ctx context.Context, redisURL, prefix string) (lim Limiter, close func() error, err error) {
+// a wrong URL fails at start rather than on the first request. closeFn releases
+// the client (a no-op for Local): call it at shutdown.
+func Open(ctx context.Context, redisURL, prefix string) (lim Limiter, closeFn func() error, err error) {
 	if redisURL == "" {
 		return NewLocal(nil), func() error { return nil }, nil
 	}
