@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -462,6 +463,7 @@ func TestPurgerRuns(t *testing.T) {
 	ticks := make(chan time.Time)
 	var asked []time.Duration
 	p := &Purger{Store: f, Retention: 48 * time.Hour, Interval: 10 * time.Minute, Now: c.Now,
+		Log: slog.New(slog.DiscardHandler),
 		After: func(d time.Duration) <-chan time.Time { asked = append(asked, d); return ticks }}
 	ctx, cancel := context.WithCancel(bg)
 	done := make(chan error)
