@@ -284,7 +284,7 @@ func TestPurge(t *testing.T) {
 		record(fresh)
 		c.Advance(24 * time.Hour)
 
-		p := &Purger{Store: st, Retention: 30 * 24 * time.Hour, Now: c.Now}
+		p := &Purger{Store: st, Retention: 30 * 24 * time.Hour, Now: c.Now, Log: slog.New(slog.DiscardHandler)}
 		n, err := p.PurgeOnce(bg)
 		if err != nil {
 			t.Fatal(err)
@@ -463,7 +463,7 @@ func TestPurgerRuns(t *testing.T) {
 	ticks := make(chan time.Time)
 	var asked []time.Duration
 	p := &Purger{Store: f, Retention: 48 * time.Hour, Interval: 10 * time.Minute, Now: c.Now,
-		Log: slog.New(slog.DiscardHandler),
+		Log:   slog.New(slog.DiscardHandler),
 		After: func(d time.Duration) <-chan time.Time { asked = append(asked, d); return ticks }}
 	ctx, cancel := context.WithCancel(bg)
 	done := make(chan error)
