@@ -66,11 +66,16 @@ var ErrUnknownConnector = errors.New("journey: unknown connector")
 //  7. otherwise ready, with next_action's arguments mapped from the fields.
 //
 // Decide changes nothing: a proposal leaves the journey as it was, and no
-// status installs anything.
+// status installs anything. It refuses, before any status, a connector the
+// registry does not know ([ErrUnknownConnector]) and fields that fail
+// [Fields.Validate] ([FieldErrors]), so nothing invalid reaches next_action.
 func (r *Registry) Decide(id string, report map[string]Reported, f Fields) (Decision, error) {
 	c, ok := r.Connector(id)
 	if !ok {
 		return Decision{}, fmt.Errorf("%w %q", ErrUnknownConnector, id)
+	}
+	if err := f.Validate(); err != nil {
+		return Decision{}, err
 	}
 	d := Decision{Connector: id}
 	rep, reported := report[id]

@@ -91,6 +91,15 @@ func TestDecideUnknownConnector(t *testing.T) {
 	}
 }
 
+func TestDecideRefusesInvalidFields(t *testing.T) {
+	ok := map[string]Reported{"flights": {Installed: true, Enabled: true, Authorized: true, Available: true}}
+	_, err := testRegistry(t).Decide("flights", ok, Fields{OriginAirport: "Glasgow", DestinationAirport: "LHR", StartDate: "2026-12-24"})
+	var fe FieldErrors
+	if !errors.As(err, &fe) || len(fe) != 1 || fe[0].Field != "origin_airport" {
+		t.Errorf("err = %v, want a field error on origin_airport", err)
+	}
+}
+
 // TestDecideChangesNothing: deciding (a proposal included) leaves the
 // caller's fields and report as they were.
 func TestDecideChangesNothing(t *testing.T) {
