@@ -24,20 +24,30 @@ func redisAddr() string {
 	return "127.0.0.1:6379"
 }
 
+var (
+	redisOnce sync.Once
+	redisErr  error
+)
+
 // newRedisClient connects to the local Redis, or skips the test when it
-// does not answer (fails instead under CI, which starts it).
+// does not answer (fails instead under CI, which starts it). The server is
+// probed once per run.
 func newRedisClient(t testing.TB) *redis.Client {
 	t.Helper()
-	c := redis.NewClient(&redis.Options{Addr: redisAddr()})
-	ctx, cancel := context.WithTimeout(bg, 2*time.Second)
-	defer cancel()
-	if err := c.Ping(ctx).Err(); err != nil {
-		c.Close()
+	redisOnce.Do(func() {
+		probe := redis.NewClient(&redis.Options{Addr: redisAddr(), MaxRetries: -1})
+		defer probe.Close()
+		ctx, cancel := context.WithTimeout(bg, 2*time.Second)
+		defer cancel()
+		redisErr = probe.Ping(ctx).Err()
+	})
+	if redisErr != nil {
 		if os.Getenv("CI") != "" {
-			t.Fatalf("Redis at %s does not answer (CI is set, so this fails rather than skips): %v", redisAddr(), err)
+			t.Fatalf("Redis at %s does not answer (CI is set, so this fails rather than skips): %v", redisAddr(), redisErr)
 		}
-		t.Skipf("Redis at %s does not answer, skipping (start it, or set CI=true to make this fail): %v", redisAddr(), err)
+		t.Skipf("Redis at %s does not answer, skipping (start it, or set CI=true to make this fail): %v", redisAddr(), redisErr)
 	}
+	c := redis.NewClient(&redis.Options{Addr: redisAddr()})
 	t.Cleanup(func() { c.Close() })
 	return c
 }
