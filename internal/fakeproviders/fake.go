@@ -1,0 +1,164 @@
+package fakeproviders
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"sync"
+	"testing"
+)
+
+// Knob is how a fake answers its next requests, until set again.
+type Knob int
+
+const (
+	// Normal answers 200 with the configured prices.
+	Normal Knob = iota
+	// Unauthorized answers 401 with the provider's error body.
+	Unauthorized
+	// Forbidden answers 403 with the provider's error body.
+	Forbidden
+	// RateLimited answers 429, with the Retry-After set by SetRetryAfter
+	// and none when that is "".
+	RateLimited
+	// ServerError answers 500.
+	ServerError
+	// Unavailable answers 503.
+	Unavailable
+	// Slow answers nothing until the request is abandoned (the caller's
+	// timeout) or the fake closes.
+	Slow
+	// MalformedJSON answers 200, application/json, with a body that is not
+	// JSON.
+	MalformedJSON
+	// TruncatedBody answers 200 and cuts the body short of its
+	// Content-Length.
+	TruncatedBody
+	// WrongContentType answers 200 with an HTML page.
+	WrongContentType
+)
+
+// Recorded is what one request carried.
+type Recorded struct {
+	Method, Path   string
+	Query          url.Values
+	Authorization  string
+	AcceptLanguage string
+	// Form is the parsed body of a token request, nil otherwise.
+	Form url.Values
+}
+
+// base is the state and the failure answers both fakes share.
+type base struct {
+	URL     string
+	closing chan struct{}
+
+	mu         sync.Mutex
+	knob       Knob
+	retryAfter string
+	calls      []Recorded
+}
+
+func (b *base) start(tb testing.TB, h http.Handler) {
+	tb.Helper()
+	b.closing = make(chan struct{})
+	srv := httptest.NewServer(h)
+	b.URL = srv.URL
+	tb.Cleanup(func() {
+		close(b.closing) // release Slow handlers, or Close would wait on them
+		srv.Close()
+	})
+}
+
+// Set makes the fake answer with k from now on.
+func (b *base) Set(k Knob) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.knob = k
+}
+
+// SetRetryAfter sets the Retry-After header of a [RateLimited] answer
+// ("30", or an HTTP-date); "" sends none.
+func (b *base) SetRetryAfter(v string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.retryAfter = v
+}
+
+func (b *base) record(r *http.Request, form url.Values) (Knob, string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.calls = append(b.calls, Recorded{
+		Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(),
+		Authorization: r.Header.Get("Authorization"), AcceptLanguage: r.Header.Get("Accept-Language"),
+		Form: form,
+	})
+	return b.knob, b.retryAfter
+}
+
+func (b *base) recorded(path string) []Recorded {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []Recorded
+	for _, c := range b.calls {
+		if path == "" || c.Path == path {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// fail answers a failure knob in the provider's error format (errBody
+// builds its JSON body) and reports whether it did; Normal is left to the
+// caller.
+func (b *base) fail(w http.ResponseWriter, r *http.Request, k Knob, retryAfter string, errBody func(code, message string) any) bool {
+	switch k {
+	case Unauthorized:
+		writeJSON(w, http.StatusUnauthorized, errBody("unauthorized", "Invalid OAuth 2.0 credentials provided."))
+	case Forbidden:
+		writeJSON(w, http.StatusForbidden, errBody("forbidden", "Forbidden."))
+	case RateLimited:
+		if retryAfter != "" {
+			w.Header().Set("Retry-After", retryAfter)
+		}
+		writeJSON(w, http.StatusTooManyRequests, errBody("rate_limited", "Too many requests."))
+	case ServerError:
+		writeJSON(w, http.StatusInternalServerError, errBody("internal_server_error", "Internal server error."))
+	case Unavailable:
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		fmt.Fprint(w, "<html><body>503 Service Temporarily Unavailable</body></html>")
+	case Slow:
+		select {
+		case <-r.Context().Done():
+		case <-b.closing:
+		}
+	case MalformedJSON:
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"prices": [{"product_id": "a1", "low_estimate": 21,,]}`)
+	case TruncatedBody:
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", "4096")
+		fmt.Fprint(w, `{"prices": [{"product_id": "a1", "display_name": "Uber`)
+	case WrongContentType:
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, "<!doctype html><title>Sign in</title>")
+	default:
+		return false
+	}
+	return true
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	w.Write(body)
+}
