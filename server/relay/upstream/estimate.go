@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"errors"
+	"strconv"
 
 	"github.com/cockroachdb/apd/v3"
 )
@@ -148,3 +149,7 @@ func WholeNumber(text string) (int64, error) {
 	}
 	return n, nil
 }
+
+// FormatDegrees writes a coordinate for a query string in the shortest
+// decimal that reads back as the same float64: 40.6413 stays 40.6413.
+func FormatDegrees(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

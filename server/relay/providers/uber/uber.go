@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/tridenttaxis/trident-mcp/server/relay/money"
@@ -64,13 +63,9 @@ type Client struct {
 // absolute http(s) URL is an error; a missing token is not (see
 // [Client.Configured]).
 func New(cfg Config, opts *Options) (*Client, error) {
-	base := cfg.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	u, err := url.Parse(strings.TrimSuffix(base, "/"))
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" {
-		return nil, fmt.Errorf("uber: UBER_API_URL must be an absolute http(s) URL without a query")
+	u, err := upstream.ParseBaseURL(cfg.BaseURL, DefaultBaseURL, "UBER_API_URL")
+	if err != nil {
+		return nil, fmt.Errorf("uber: %w", err)
 	}
 	u = u.JoinPath(PricePath)
 	c := &Client{endpoint: u, token: cfg.AccessToken, language: cfg.AcceptLanguage, http: http.DefaultClient, now: time.Now}
@@ -116,10 +111,10 @@ func (c *Client) Estimate(ctx context.Context, req upstream.Request) ([]upstream
 		return nil, upstream.NewNotConfigured(Provider, "UBER_ACCESS_TOKEN is not set")
 	}
 	q := url.Values{}
-	q.Set("start_latitude", formatDegrees(req.Pickup.Latitude))
-	q.Set("start_longitude", formatDegrees(req.Pickup.Longitude))
-	q.Set("end_latitude", formatDegrees(req.Dropoff.Latitude))
-	q.Set("end_longitude", formatDegrees(req.Dropoff.Longitude))
+	q.Set("start_latitude", upstream.FormatDegrees(req.Pickup.Latitude))
+	q.Set("start_longitude", upstream.FormatDegrees(req.Pickup.Longitude))
+	q.Set("end_latitude", upstream.FormatDegrees(req.Dropoff.Latitude))
+	q.Set("end_longitude", upstream.FormatDegrees(req.Dropoff.Longitude))
 	if req.PartySize == 1 || req.PartySize == 2 {
 		q.Set("seat_count", strconv.Itoa(req.PartySize))
 	}
@@ -208,7 +203,3 @@ func normalise(id, name, currency string, low, high, miles, seconds json.Number)
 	}
 	return e, ""
 }
-
-// formatDegrees writes a coordinate in the shortest decimal that reads
-// back as the same float64 (Go's 'f', -1): 40.6413 stays 40.6413.
-func formatDegrees(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
