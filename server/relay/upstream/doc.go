@@ -21,7 +21,7 @@
 //		return nil, err // an *upstream.Error
 //	}
 //	var answer priceAnswer
-//	if err := upstream.DecodeJSON("uber", body, &answer); err != nil { ... }
+//	if err := upstream.DecodeJSON("uber", http.StatusOK, body, &answer); err != nil { ... }
 //
 // and in Relay:
 //
