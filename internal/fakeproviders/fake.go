@@ -39,6 +39,9 @@ const (
 	TruncatedBody
 	// WrongContentType answers 200 with an HTML page.
 	WrongContentType
+	// EmptyObject answers 200, application/json, {}: valid JSON without
+	// the fields the API always sends.
+	EmptyObject
 )
 
 // Recorded is what one request carried.
@@ -58,6 +61,7 @@ type base struct {
 
 	mu         sync.Mutex
 	knob       Knob
+	queue      []Knob
 	retryAfter string
 	calls      []Recorded
 }
@@ -80,6 +84,24 @@ func (b *base) Set(k Knob) {
 	b.knob = k
 }
 
+// Queue makes the next len(k) requests answer with k, one each, in order,
+// before the knob given to Set applies again.
+func (b *base) Queue(k ...Knob) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.queue = append(b.queue, k...)
+}
+
+// next takes the knob for one request: the head of queue, or knob.
+func next(queue *[]Knob, knob Knob) Knob {
+	if len(*queue) == 0 {
+		return knob
+	}
+	k := (*queue)[0]
+	*queue = (*queue)[1:]
+	return k
+}
+
 // SetRetryAfter sets the Retry-After header of a [RateLimited] answer
 // ("30", or an HTTP-date); "" sends none.
 func (b *base) SetRetryAfter(v string) {
@@ -88,7 +110,8 @@ func (b *base) SetRetryAfter(v string) {
 	b.retryAfter = v
 }
 
-func (b *base) record(r *http.Request, form url.Values) (Knob, string) {
+// record keeps what r carried; form is a token request's parsed body.
+func (b *base) record(r *http.Request, form url.Values) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.calls = append(b.calls, Recorded{
@@ -96,7 +119,14 @@ func (b *base) record(r *http.Request, form url.Values) (Knob, string) {
 		Authorization: r.Header.Get("Authorization"), AcceptLanguage: r.Header.Get("Accept-Language"),
 		Form: form,
 	})
-	return b.knob, b.retryAfter
+}
+
+// take returns the knob and Retry-After for one request to the main
+// endpoint.
+func (b *base) take() (Knob, string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return next(&b.queue, b.knob), b.retryAfter
 }
 
 func (b *base) recorded(path string) []Recorded {
@@ -143,6 +173,8 @@ func (b *base) fail(w http.ResponseWriter, r *http.Request, k Knob, retryAfter s
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Content-Length", "4096")
 		fmt.Fprint(w, `{"prices": [{"product_id": "a1", "display_name": "Uber`)
+	case EmptyObject:
+		writeJSON(w, http.StatusOK, struct{}{})
 	case WrongContentType:
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, "<!doctype html><title>Sign in</title>")

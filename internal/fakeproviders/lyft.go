@@ -51,11 +51,12 @@ type Lyft struct {
 	base
 	clientID, clientSecret string
 
-	tokenKnob Knob
-	expiresIn int
-	issued    int
-	valid     map[string]bool
-	estimates []LyftCostEstimate
+	tokenKnob  Knob
+	tokenQueue []Knob
+	expiresIn  int
+	issued     int
+	valid      map[string]bool
+	estimates  []LyftCostEstimate
 }
 
 // NewLyft serves the fake until the test ends. The token endpoint issues
@@ -73,12 +74,19 @@ func NewLyft(tb testing.TB, clientID, clientSecret string) *Lyft {
 	return l
 }
 
-// SetToken makes the token endpoint answer with k from now on (Set is for
-// the cost endpoint).
+// SetToken makes the token endpoint answer with k from now on; Set and
+// Queue are for the cost endpoint.
 func (l *Lyft) SetToken(k Knob) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.tokenKnob = k
+}
+
+// QueueToken is [Lyft.Queue] for the token endpoint.
+func (l *Lyft) QueueToken(k ...Knob) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.tokenQueue = append(l.tokenQueue, k...)
 }
 
 // SetExpiresIn sets the expires_in of the tokens issued from now on.
@@ -120,7 +128,7 @@ func (l *Lyft) token(w http.ResponseWriter, r *http.Request) {
 	}
 	l.record(r, r.PostForm)
 	l.mu.Lock()
-	knob, retryAfter := l.tokenKnob, l.retryAfter
+	knob, retryAfter := next(&l.tokenQueue, l.tokenKnob), l.retryAfter
 	l.mu.Unlock()
 	if l.fail(w, r, knob, retryAfter, lyftError) {
 		return
@@ -146,7 +154,8 @@ func (l *Lyft) token(w http.ResponseWriter, r *http.Request) {
 }
 
 func (l *Lyft) cost(w http.ResponseWriter, r *http.Request) {
-	knob, retryAfter := l.record(r, nil)
+	l.record(r, nil)
+	knob, retryAfter := l.take()
 	l.mu.Lock()
 	auth := r.Header.Get("Authorization")
 	ok := len(auth) > len("Bearer ") && auth[:len("Bearer ")] == "Bearer " && l.valid[auth[len("Bearer "):]]

@@ -82,7 +82,8 @@ func uberError(code, message string) any {
 }
 
 func (u *Uber) price(w http.ResponseWriter, r *http.Request) {
-	knob, retryAfter := u.record(r, nil)
+	u.record(r, nil)
+	knob, retryAfter := u.take()
 	if r.Header.Get("Authorization") != "Bearer "+u.token {
 		writeJSON(w, http.StatusUnauthorized, uberError("unauthorized", "Invalid OAuth 2.0 credentials provided."))
 		return

@@ -136,7 +136,7 @@ func NewMalformed(provider string, status int, detail string) *Error {
 // answer under ctx: the caller's deadline (or a network timeout) is
 // [Timeout], the caller's cancellation [Canceled], anything else
 // [Unavailable].
-func FromTransport(provider string, ctx context.Context, err error) *Error {
+func FromTransport(ctx context.Context, provider string, err error) *Error {
 	var ne net.Error
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) ||

@@ -1,11 +1,22 @@
 package upstream
 
 import (
+	"context"
 	"errors"
 	"strconv"
 
 	"github.com/cockroachdb/apd/v3"
 )
+
+// Estimator is what every priced API adapter is: [Configured] says whether
+// it has credentials (without them Estimate returns a [NotConfigured]
+// error and sends nothing); Estimate answers one [Request] within ctx's
+// deadline with the provider's estimates in its order (an empty, non-nil
+// slice when it has none) or an *[Error].
+type Estimator interface {
+	Configured() bool
+	Estimate(ctx context.Context, req Request) ([]Estimate, error)
+}
 
 // Coordinate is a WGS 84 point in decimal degrees.
 type Coordinate struct {

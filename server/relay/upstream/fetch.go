@@ -26,7 +26,7 @@ const maxErrorBody = 4 << 10
 func Fetch(client *http.Client, req *http.Request, provider string, now func() time.Time) ([]byte, error) {
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, FromTransport(provider, req.Context(), err)
+		return nil, FromTransport(req.Context(), provider, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
@@ -39,7 +39,7 @@ func Fetch(client *http.Client, req *http.Request, provider string, now func() t
 	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxBody+1))
 	if err != nil {
 		if req.Context().Err() != nil {
-			return nil, FromTransport(provider, req.Context(), err)
+			return nil, FromTransport(req.Context(), provider, err)
 		}
 		return nil, NewMalformed(provider, resp.StatusCode, "answer body cut short")
 	}

@@ -99,7 +99,7 @@ func TestFromTransport(t *testing.T) {
 		{context.Background(), errors.New(`Get "https://api.uber.com/v1.2/estimates/price?start_latitude=40.64": dial tcp: connection refused`), upstream.Unavailable, nil},
 	}
 	for _, tt := range tests {
-		e := upstream.FromTransport("uber", tt.ctx, tt.err)
+		e := upstream.FromTransport(tt.ctx, "uber", tt.err)
 		if e.Kind != tt.kind || !errors.Is(e, tt.unwrap) && tt.unwrap != nil || (tt.unwrap == nil && e.Unwrap() != nil) {
 			t.Errorf("FromTransport(%v) = %+v", tt.err, e)
 		}

@@ -62,6 +62,8 @@ type Options struct {
 	Now func() time.Time
 }
 
+var _ upstream.Estimator = (*Client)(nil)
+
 // Client is a Lyft cost estimates client; it is safe for concurrent use.
 type Client struct {
 	cost  *url.URL
@@ -151,7 +153,7 @@ func (c *Client) Estimate(ctx context.Context, req upstream.Request) ([]upstream
 		}
 		hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 		if err != nil {
-			return nil, upstream.FromTransport(Provider, ctx, err)
+			return nil, upstream.FromTransport(ctx, Provider, err)
 		}
 		hreq.Header.Set("Authorization", "Bearer "+token)
 		hreq.Header.Set("Accept", "application/json")
@@ -197,15 +199,25 @@ func (c *Client) bearer(ctx context.Context) (string, error) {
 	if token != "" && (until.IsZero() || c.now().Before(until)) {
 		return token, nil
 	}
-	ch := c.fetch.DoChan("token", func() (any, error) { return c.fetchToken(ctx) })
-	select {
-	case r := <-ch:
-		if r.Err != nil {
+	// The shared fetch runs under the first caller's context. When that
+	// caller's deadline or cancellation ends it while ours is still alive,
+	// fetch once more under ours rather than fail for someone else's
+	// impatience.
+	for attempt := 0; ; attempt++ {
+		ch := c.fetch.DoChan("token", func() (any, error) { return c.fetchToken(ctx) })
+		select {
+		case r := <-ch:
+			if r.Err == nil {
+				return r.Val.(string), nil
+			}
+			if k := upstream.KindOf(r.Err); attempt == 0 && r.Shared && ctx.Err() == nil &&
+				(k == upstream.Timeout || k == upstream.Canceled) {
+				continue
+			}
 			return "", r.Err
+		case <-ctx.Done():
+			return "", upstream.FromTransport(ctx, Provider, ctx.Err())
 		}
-		return r.Val.(string), nil
-	case <-ctx.Done():
-		return "", upstream.FromTransport(Provider, ctx, ctx.Err())
 	}
 }
 
@@ -253,7 +265,7 @@ func (c *Client) tokenError(ctx context.Context, err error) error {
 		e.Detail = "token request refused"
 		return e
 	case errors.As(err, &ue) || ctx.Err() != nil:
-		return upstream.FromTransport(Provider, ctx, err)
+		return upstream.FromTransport(ctx, Provider, err)
 	default:
 		return upstream.NewMalformed(Provider, http.StatusOK, "token answer unusable")
 	}

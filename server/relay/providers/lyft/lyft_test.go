@@ -173,6 +173,48 @@ func TestConcurrentCallsShareOneTokenFetch(t *testing.T) {
 	}
 }
 
+// A caller whose deadline ends a shared token fetch does not fail the
+// callers that waited on it with time to spare.
+func TestSharedFetchOutlivesImpatientCaller(t *testing.T) {
+	fake, c, _ := setup(t, clientID, clientSecret)
+	fake.QueueToken(fakeproviders.Slow) // the first token request hangs, the next is answered
+	impatient := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+		_, err := c.Estimate(ctx, trip)
+		impatient <- err
+	}()
+	for len(fake.TokenCalls()) == 0 { // wait until its fetch is in flight
+		time.Sleep(time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := c.Estimate(ctx, trip); err != nil {
+		t.Fatalf("patient caller: %v", err)
+	}
+	if err := <-impatient; upstream.KindOf(err) != upstream.Timeout {
+		t.Fatalf("impatient caller: %v; want a timeout", err)
+	}
+	if n := len(fake.TokenCalls()); n != 2 {
+		t.Fatalf("%d token calls; want 2", n)
+	}
+}
+
+func TestQueuedCostFailureThenRecovery(t *testing.T) {
+	fake, c, _ := setup(t, clientID, clientSecret)
+	fake.Queue(fakeproviders.ServerError)
+	if _, err := c.Estimate(context.Background(), trip); upstream.KindOf(err) != upstream.Unavailable {
+		t.Fatalf("first call: %v", err)
+	}
+	if _, err := c.Estimate(context.Background(), trip); err != nil {
+		t.Fatalf("second call: %v", err)
+	}
+	if n := len(fake.TokenCalls()); n != 1 {
+		t.Fatalf("a 5xx must not cost the token: %d token calls", n)
+	}
+}
+
 func TestOneRefreshOn401(t *testing.T) {
 	fake, c, _ := setup(t, clientID, clientSecret)
 	if _, err := c.Estimate(context.Background(), trip); err != nil {
@@ -222,6 +264,7 @@ func TestCostFailures(t *testing.T) {
 		{"malformed", fakeproviders.MalformedJSON, "", upstream.Malformed, 200, 0},
 		{"truncated", fakeproviders.TruncatedBody, "", upstream.Malformed, 200, 0},
 		{"content type", fakeproviders.WrongContentType, "", upstream.Malformed, 200, 0},
+		{"no prices", fakeproviders.EmptyObject, "", upstream.Malformed, 200, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -258,6 +301,7 @@ func TestTokenFailures(t *testing.T) {
 		{"503", fakeproviders.Unavailable, "", clientSecret, upstream.Unavailable, 503, 0},
 		{"malformed", fakeproviders.MalformedJSON, "", clientSecret, upstream.Malformed, 200, 0},
 		{"content type", fakeproviders.WrongContentType, "", clientSecret, upstream.Malformed, 200, 0},
+		{"no access_token", fakeproviders.EmptyObject, "", clientSecret, upstream.Malformed, 200, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -50,6 +50,8 @@ type Options struct {
 	Now func() time.Time
 }
 
+var _ upstream.Estimator = (*Client)(nil)
+
 // Client is an Uber price estimates client; it is safe for concurrent use.
 type Client struct {
 	endpoint *url.URL
@@ -122,7 +124,7 @@ func (c *Client) Estimate(ctx context.Context, req upstream.Request) ([]upstream
 	u.RawQuery = q.Encode()
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return nil, upstream.FromTransport(Provider, ctx, err)
+		return nil, upstream.FromTransport(ctx, Provider, err)
 	}
 	hreq.Header.Set("Authorization", "Bearer "+c.token)
 	hreq.Header.Set("Accept-Language", c.language)

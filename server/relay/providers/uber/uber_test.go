@@ -132,6 +132,7 @@ func TestFailures(t *testing.T) {
 		{"malformed", fakeproviders.MalformedJSON, "", token, upstream.Malformed, 200, 0},
 		{"truncated", fakeproviders.TruncatedBody, "", token, upstream.Malformed, 200, 0},
 		{"content type", fakeproviders.WrongContentType, "", token, upstream.Malformed, 200, 0},
+		{"no prices", fakeproviders.EmptyObject, "", token, upstream.Malformed, 200, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
