@@ -26,7 +26,8 @@ const (
 	RateLimited
 	// ServerError answers 500.
 	ServerError
-	// Unavailable answers 503.
+	// Unavailable answers 503 with an HTML page, and the Retry-After set by
+	// SetRetryAfter.
 	Unavailable
 	// Slow answers nothing until the request is abandoned (the caller's
 	// timeout) or the fake closes.
@@ -158,6 +159,9 @@ func (b *base) fail(w http.ResponseWriter, r *http.Request, k Knob, retryAfter s
 	case ServerError:
 		writeJSON(w, http.StatusInternalServerError, errBody("internal_server_error", "Internal server error."))
 	case Unavailable:
+		if retryAfter != "" {
+			w.Header().Set("Retry-After", retryAfter)
+		}
 		w.Header().Set("Content-Type", "text/html")
 		w.WriteHeader(http.StatusServiceUnavailable)
 		fmt.Fprint(w, "<html><body>503 Service Temporarily Unavailable</body></html>")

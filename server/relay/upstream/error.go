@@ -21,7 +21,8 @@ const (
 	Unauthorized Kind = "unauthorized"
 	// RateLimited: HTTP 429; [Error.RetryAfter] says how long to wait.
 	RateLimited Kind = "rate_limited"
-	// Unavailable: HTTP 5xx, or no connection at all.
+	// Unavailable: HTTP 5xx, or no connection at all; a 503 may carry a
+	// Retry-After too.
 	Unavailable Kind = "unavailable"
 	// Timeout: no complete answer before the caller's deadline.
 	Timeout Kind = "timeout"
@@ -48,7 +49,7 @@ type Error struct {
 	// Status is the HTTP status of the provider's answer, 0 when there was
 	// none (not configured, timeout, connection failure).
 	Status int
-	// RetryAfter is the provider's Retry-After for [RateLimited] (seconds
+	// RetryAfter is the provider's Retry-After on a 429 or 5xx (seconds
 	// or an HTTP-date, read against the adapter's clock), 0 when absent.
 	RetryAfter time.Duration
 	// Code is the provider's own error code from the body ("invalid_token"),
@@ -162,6 +163,7 @@ func FromStatus(provider string, status int, retryAfter string, code string, now
 		e.RetryAfter = ParseRetryAfter(retryAfter, now)
 	case status >= 500:
 		e.Kind = Unavailable
+		e.RetryAfter = ParseRetryAfter(retryAfter, now) // RFC 9110 §15.6.4
 	case status >= 400:
 		e.Kind = Rejected
 	default:

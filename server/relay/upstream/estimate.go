@@ -15,8 +15,21 @@ import (
 // slice when it has none) or an *[Error].
 type Estimator interface {
 	Configured() bool
+	DataMode() DataMode
 	Estimate(ctx context.Context, req Request) ([]Estimate, error)
 }
+
+// DataMode says whether an adapter's answers are the provider's live
+// prices. Adapters tell it from their base URL, the only thing they know:
+// the production host is live, a provider's documented sandbox host is
+// test, anything else (a proxy, a fake) is unknown.
+type DataMode string
+
+const (
+	DataLive    DataMode = "live"
+	DataTest    DataMode = "test"
+	DataUnknown DataMode = "unknown"
+)
 
 // Coordinate is a WGS 84 point in decimal degrees.
 type Coordinate struct {

@@ -83,3 +83,18 @@ func errorCode(body []byte) string {
 	}
 	return ""
 }
+
+// NoRedirects returns a copy of client (nil: http.DefaultClient) that
+// hands back a redirect instead of following it. The price APIs never
+// redirect, and Go's client forwards Authorization to a redirect target
+// on the same host name even on another port, so following one could
+// carry a provider token somewhere else; [Fetch] reports the 3xx as
+// [Malformed] instead.
+func NoRedirects(client *http.Client) *http.Client {
+	if client == nil {
+		client = http.DefaultClient
+	}
+	c := *client
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &c
+}

@@ -52,7 +52,7 @@ func TestFromStatus(t *testing.T) {
 		{429, "30", "", upstream.RateLimited, "", 30 * time.Second, "uber: rate_limited: HTTP 429, retry after 30s"},
 		{429, "", "rate_limited", upstream.RateLimited, "rate_limited", 0, "uber: rate_limited: HTTP 429 (rate_limited)"},
 		{500, "", "", upstream.Unavailable, "", 0, "uber: unavailable: HTTP 500"},
-		{503, "10", "", upstream.Unavailable, "", 0, "uber: unavailable: HTTP 503"},
+		{503, "10", "", upstream.Unavailable, "", 10 * time.Second, "uber: unavailable: HTTP 503, retry after 10s"},
 		{422, "", "distance_exceeded", upstream.Rejected, "distance_exceeded", 0, "uber: rejected: HTTP 422 (distance_exceeded)"},
 		// A code that is not a short token is dropped: it could be anything.
 		{401, "", "Bearer sk-secret-token", upstream.Unauthorized, "", 0, "uber: unauthorized: HTTP 401"},
@@ -220,4 +220,20 @@ func TestBasisOf(t *testing.T) {
 			t.Errorf("BasisOf(%v, %v) = %s, %v", tt.low, tt.high, b, max)
 		}
 	}
+}
+
+func FuzzMetersFromMiles(f *testing.F) {
+	for _, s := range []string{"5.72", "0", "1e2", "-1", "NaN", "9999999.99", "0.0003107"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m, err := upstream.MetersFromMiles(s)
+		if err == nil && (m < 0 || m > 16093440000) {
+			t.Fatalf("MetersFromMiles(%q) = %d", s, m)
+		}
+		n, err := upstream.WholeNumber(s)
+		if err == nil && n < 0 {
+			t.Fatalf("WholeNumber(%q) = %d", s, n)
+		}
+	})
 }

@@ -55,7 +55,8 @@ func ConfigFromEnv(getenv func(string) string) Config {
 // field mean the default.
 type Options struct {
 	// HTTPClient sends both the token and the cost requests; nil means
-	// http.DefaultClient. Give each call a deadline through its context.
+	// http.DefaultClient. The client uses a copy that never follows
+	// redirects. Give each call a deadline through its context.
 	HTTPClient *http.Client
 	// Now is the clock for token expiry and Retry-After dates; nil means
 	// time.Now.
@@ -92,11 +93,11 @@ func New(cfg Config, opts *Options) (*Client, error) {
 			TokenURL: u.JoinPath(TokenPath).String(), Scopes: []string{"public"},
 			AuthStyle: oauth2.AuthStyleInHeader,
 		},
-		http: http.DefaultClient,
+		http: upstream.NoRedirects(nil),
 		now:  time.Now,
 	}
 	if opts != nil && opts.HTTPClient != nil {
-		c.http = opts.HTTPClient
+		c.http = upstream.NoRedirects(opts.HTTPClient)
 	}
 	if opts != nil && opts.Now != nil {
 		c.now = opts.Now
@@ -107,6 +108,15 @@ func New(cfg Config, opts *Options) (*Client, error) {
 // Configured reports whether the client has credentials, that is whether
 // [Client.Estimate] would call Lyft at all.
 func (c *Client) Configured() bool { return c.oauth.ClientID != "" && c.oauth.ClientSecret != "" }
+
+// DataMode is live against Lyft's production host and unknown anywhere
+// else: Lyft documents no separate sandbox host.
+func (c *Client) DataMode() upstream.DataMode {
+	if c.cost.Scheme+"://"+c.cost.Host == DefaultBaseURL {
+		return upstream.DataLive
+	}
+	return upstream.DataUnknown
+}
 
 // costAnswer is Lyft's answer, with numbers kept as text.
 type costAnswer struct {

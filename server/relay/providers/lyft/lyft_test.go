@@ -261,6 +261,7 @@ func TestCostFailures(t *testing.T) {
 		{"429 bare", fakeproviders.RateLimited, "", upstream.RateLimited, 429, 0},
 		{"500", fakeproviders.ServerError, "", upstream.Unavailable, 500, 0},
 		{"503", fakeproviders.Unavailable, "", upstream.Unavailable, 503, 0},
+		{"503 retry", fakeproviders.Unavailable, "Tue, 01 Dec 2026 09:05:00 GMT", upstream.Unavailable, 503, 5 * time.Minute},
 		{"malformed", fakeproviders.MalformedJSON, "", upstream.Malformed, 200, 0},
 		{"truncated", fakeproviders.TruncatedBody, "", upstream.Malformed, 200, 0},
 		{"content type", fakeproviders.WrongContentType, "", upstream.Malformed, 200, 0},
@@ -379,6 +380,14 @@ func TestConfig(t *testing.T) {
 	cfg := lyft.ConfigFromEnv(func(k string) string { return env[k] })
 	if cfg != (lyft.Config{BaseURL: "https://api.lyft.com", ClientID: "i", ClientSecret: "s"}) {
 		t.Fatalf("%+v", cfg)
+	}
+	for base, want := range map[string]upstream.DataMode{
+		"": upstream.DataLive, "https://api.lyft.com": upstream.DataLive, "http://127.0.0.1:9": upstream.DataUnknown,
+	} {
+		c, err := lyft.New(lyft.Config{BaseURL: base}, nil)
+		if err != nil || c.DataMode() != want {
+			t.Errorf("DataMode(%q) = %v, %v; want %s", base, c.DataMode(), err, want)
+		}
 	}
 	_, err := lyft.New(lyft.Config{BaseURL: "https://user:" + clientSecret + "@api.lyft.com"}, nil)
 	if err == nil || strings.Contains(err.Error(), clientSecret) {

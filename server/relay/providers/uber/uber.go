@@ -22,6 +22,9 @@ const DefaultBaseURL = "https://api.uber.com"
 // PricePath is the price estimates endpoint.
 const PricePath = "/v1.2/estimates/price"
 
+// SandboxBaseURL is Uber's sandbox, whose answers are test data.
+const SandboxBaseURL = "https://sandbox-api.uber.com"
+
 // Config is the operator's configuration for Uber.
 type Config struct {
 	// BaseURL is the API root; "" means [DefaultBaseURL]. Tests point it at
@@ -43,8 +46,9 @@ func ConfigFromEnv(getenv func(string) string) Config {
 // Options are the client's collaborators; a nil *Options and every zero
 // field mean the default.
 type Options struct {
-	// HTTPClient sends the requests; nil means http.DefaultClient. Give
-	// each call a deadline through its context, not a client Timeout.
+	// HTTPClient sends the requests; nil means http.DefaultClient. The
+	// client uses a copy that never follows redirects. Give each call a
+	// deadline through its context, not a client Timeout.
 	HTTPClient *http.Client
 	// Now is the clock for Retry-After dates; nil means time.Now.
 	Now func() time.Time
@@ -70,12 +74,12 @@ func New(cfg Config, opts *Options) (*Client, error) {
 		return nil, fmt.Errorf("uber: %w", err)
 	}
 	u = u.JoinPath(PricePath)
-	c := &Client{endpoint: u, token: cfg.AccessToken, language: cfg.AcceptLanguage, http: http.DefaultClient, now: time.Now}
+	c := &Client{endpoint: u, token: cfg.AccessToken, language: cfg.AcceptLanguage, http: upstream.NoRedirects(nil), now: time.Now}
 	if c.language == "" {
 		c.language = "en_US"
 	}
 	if opts != nil && opts.HTTPClient != nil {
-		c.http = opts.HTTPClient
+		c.http = upstream.NoRedirects(opts.HTTPClient)
 	}
 	if opts != nil && opts.Now != nil {
 		c.now = opts.Now
@@ -86,6 +90,18 @@ func New(cfg Config, opts *Options) (*Client, error) {
 // Configured reports whether the client has a token, that is whether
 // [Client.Estimate] would call Uber at all.
 func (c *Client) Configured() bool { return c.token != "" }
+
+// DataMode is live against Uber's production host, test against its
+// sandbox, unknown anywhere else.
+func (c *Client) DataMode() upstream.DataMode {
+	switch c.endpoint.Scheme + "://" + c.endpoint.Host {
+	case DefaultBaseURL:
+		return upstream.DataLive
+	case SandboxBaseURL:
+		return upstream.DataTest
+	}
+	return upstream.DataUnknown
+}
 
 // priceAnswer is the Riders API answer, with numbers kept as text.
 type priceAnswer struct {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -129,6 +131,7 @@ func TestFailures(t *testing.T) {
 		{"429 bare", fakeproviders.RateLimited, "", token, upstream.RateLimited, 429, 0},
 		{"500", fakeproviders.ServerError, "", token, upstream.Unavailable, 500, 0},
 		{"503", fakeproviders.Unavailable, "", token, upstream.Unavailable, 503, 0},
+		{"503 retry", fakeproviders.Unavailable, "5", token, upstream.Unavailable, 503, 5 * time.Second},
 		{"malformed", fakeproviders.MalformedJSON, "", token, upstream.Malformed, 200, 0},
 		{"truncated", fakeproviders.TruncatedBody, "", token, upstream.Malformed, 200, 0},
 		{"content type", fakeproviders.WrongContentType, "", token, upstream.Malformed, 200, 0},
@@ -250,6 +253,16 @@ func TestConfig(t *testing.T) {
 	if c, err := uber.New(uber.Config{}, nil); err != nil || c.Configured() {
 		t.Fatalf("zero config: %v", err)
 	}
+	for base, want := range map[string]upstream.DataMode{
+		"": upstream.DataLive, "https://api.uber.com/": upstream.DataLive,
+		"https://sandbox-api.uber.com": upstream.DataTest, "http://127.0.0.1:8080": upstream.DataUnknown,
+		"http://api.uber.com": upstream.DataUnknown,
+	} {
+		c, err := uber.New(uber.Config{BaseURL: base}, nil)
+		if err != nil || c.DataMode() != want {
+			t.Errorf("DataMode(%q) = %v, %v; want %s", base, c.DataMode(), err, want)
+		}
+	}
 }
 
 // assertClean fails when an error message carries a credential or the
@@ -261,5 +274,32 @@ func assertClean(t *testing.T, err error, secrets ...string) {
 		if s != "" && strings.Contains(msg, s) {
 			t.Fatalf("error message %q contains %q", msg, s)
 		}
+	}
+}
+
+// A redirect is not followed: Go's client would carry the token to
+// another port of the same host.
+func TestRedirectDoesNotLeakToken(t *testing.T) {
+	var seen []string
+	var mu sync.Mutex
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Get("Authorization"))
+		mu.Unlock()
+		w.WriteHeader(http.StatusUnauthorized)
+	}))
+	defer other.Close()
+	redirector := httptest.NewServer(http.RedirectHandler(other.URL+uber.PricePath, http.StatusFound))
+	defer redirector.Close()
+	c := newClient(t, redirector.URL, token)
+	_, err := c.Estimate(context.Background(), upstream.Request{Pickup: jfk, Dropoff: tsq})
+	if upstream.KindOf(err) != upstream.Malformed || upstream.StatusOf(err) != http.StatusFound {
+		t.Fatalf("err = %v", err)
+	}
+	assertClean(t, err)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 0 {
+		t.Fatalf("the other host saw Authorization %q", seen)
 	}
 }
