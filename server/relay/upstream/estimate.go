@@ -49,6 +49,21 @@ type Request struct {
 	ProductID string
 }
 
+// Check refuses, before anything is sent, a request no provider could
+// answer: a coordinate out of range or not a number. The error is an
+// *[Error] of kind [Rejected] with no HTTP status.
+func (r Request) Check(provider string) error {
+	for _, c := range []Coordinate{r.Pickup, r.Dropoff} {
+		if !(c.Latitude >= -90 && c.Latitude <= 90 && c.Longitude >= -180 && c.Longitude <= 180) {
+			return &Error{Provider: provider, Kind: Rejected, Detail: "coordinates out of range"}
+		}
+	}
+	if r.PartySize < 0 {
+		return &Error{Provider: provider, Kind: Rejected, Detail: "negative party size"}
+	}
+	return nil
+}
+
 // Basis says what an estimate's amounts mean.
 type Basis string
 

@@ -144,6 +144,9 @@ func (c *Client) Estimate(ctx context.Context, req upstream.Request) ([]upstream
 	if !c.Configured() {
 		return nil, upstream.NewNotConfigured(Provider, "LYFT_CLIENT_ID and LYFT_CLIENT_SECRET are not set")
 	}
+	if err := req.Check(Provider); err != nil {
+		return nil, err
+	}
 	q := url.Values{}
 	q.Set("start_lat", upstream.FormatDegrees(req.Pickup.Latitude))
 	q.Set("start_lng", upstream.FormatDegrees(req.Pickup.Longitude))

@@ -128,6 +128,9 @@ func (c *Client) Estimate(ctx context.Context, req upstream.Request) ([]upstream
 	if !c.Configured() {
 		return nil, upstream.NewNotConfigured(Provider, "UBER_ACCESS_TOKEN is not set")
 	}
+	if err := req.Check(Provider); err != nil {
+		return nil, err
+	}
 	q := url.Values{}
 	q.Set("start_latitude", upstream.FormatDegrees(req.Pickup.Latitude))
 	q.Set("start_longitude", upstream.FormatDegrees(req.Pickup.Longitude))

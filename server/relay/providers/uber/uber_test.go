@@ -3,6 +3,7 @@ package uber_test
 import (
 	"context"
 	"errors"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -153,6 +154,24 @@ func TestFailures(t *testing.T) {
 				t.Fatalf("%d calls; a failure is never retried here", n)
 			}
 		})
+	}
+}
+
+func TestImpossibleRequestIsNotSent(t *testing.T) {
+	fake := fakeproviders.NewUber(t, token)
+	c := newClient(t, fake.URL, token)
+	for _, req := range []upstream.Request{
+		{Pickup: upstream.Coordinate{Latitude: 91}, Dropoff: tsq},
+		{Pickup: jfk, Dropoff: upstream.Coordinate{Longitude: -180.5}},
+		{Pickup: upstream.Coordinate{Latitude: math.NaN()}, Dropoff: tsq},
+		{Pickup: jfk, Dropoff: tsq, PartySize: -1},
+	} {
+		if _, err := c.Estimate(context.Background(), req); upstream.KindOf(err) != upstream.Rejected || upstream.StatusOf(err) != 0 {
+			t.Errorf("%+v: %v", req, err)
+		}
+	}
+	if n := len(fake.Calls()); n != 0 {
+		t.Fatalf("%d calls", n)
 	}
 }
 
