@@ -147,8 +147,8 @@ var (
 
 // MetersFromMiles converts a provider's distance in miles, as decimal text
 // (a json.Number), to whole meters, rounding half up, in exact decimal
-// arithmetic: "5.72" is 9205. Negative, non-finite and absurd (beyond a
-// million miles) distances are refused.
+// arithmetic: "5.72" is 9205. Negative, non-finite and absurd (ten million
+// miles or more) distances are refused.
 func MetersFromMiles(miles string) (int64, error) {
 	d, _, err := apd.NewFromString(miles)
 	if err != nil || d.Form != apd.Finite || (d.Negative && !d.IsZero()) {
