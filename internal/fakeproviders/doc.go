@@ -9,9 +9,10 @@
 // [Knob] per test (401, 429 with or without Retry-After, 500, 503, an
 // answer slower than any caller's timeout, malformed JSON, a truncated body,
 // the wrong content type, valid JSON without the API's fields), set for all
-// requests with Set or for the next few with Queue; it counts its calls and records what each carried
-// (query, Authorization, the token request's form), so tests prove that
-// credentials go only to the provider and never come back in an error.
+// requests with Set or for the next few with Queue. It counts its calls and
+// records what each carried (query, Authorization, the token request's
+// form), so tests prove that credentials go only to the provider and never
+// come back in an error.
 //
 // Typical use:
 //
