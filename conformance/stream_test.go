@@ -35,6 +35,7 @@ var _ = Describe("SSE progress streaming", Label("sse", "transport"), func() {
 		if !mustStream && ex.MediaType == "application/json" {
 			m := expectResponse(ex, req["id"])
 			expectSampleReply(s, []byte(m.Raw), "the reply", ex)
+			checkFinal(s, m, ex)
 			return
 		}
 		Expect(ex.MediaType).To(Equal("text/event-stream"), "with a progressToken the reply must stream\n%s", ex.String())
@@ -83,8 +84,18 @@ var _ = Describe("SSE progress streaming", Label("sse", "transport"), func() {
 		Expect(progress).To(BeNumerically(">=", 1), "no notifications/progress frame before the result\n%s", ex.String())
 
 		expectSampleReply(s, []byte(final.Raw), "the final frame", ex)
+		checkFinal(s, final, ex)
 	}, entries)
 })
+
+// checkFinal holds a streamed (or plain) final result to the output schema
+// and the fare oracle, as every successful result is.
+func checkFinal(s sampleT, m Message, ex *Exchange) {
+	GinkgoHelper()
+	r, err := DecodeResult(m.Result)
+	Expect(err).NotTo(HaveOccurred(), ex.String())
+	checkStructured(toolOf(s.Request), r, ex)
+}
 
 // openWorld says whether tools.json marks the tool openWorldHint: true.
 func openWorld(tool string) bool {
