@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -62,6 +63,16 @@ func placeKey(s string) string { return strings.ToLower(strings.Join(strings.Fie
 func (ps *PlaceTable) Lookup(name string) (Place, bool) {
 	p, ok := ps.byName[placeKey(name)]
 	return p, ok
+}
+
+// Names lists the table's places in alphabetical order.
+func (ps *PlaceTable) Names() []string {
+	names := make([]string, 0, len(ps.byName))
+	for _, p := range ps.byName {
+		names = append(names, p.Name)
+	}
+	slices.Sort(names)
+	return names
 }
 
 // TripKinds says whether a trip between two named places has an airport
