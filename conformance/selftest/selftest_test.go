@@ -138,6 +138,9 @@ func runSuite(t *testing.T, suite, dir, name, base string, up target, extra ...s
 		"--seed=20250618", "--property-cases=15", "--timeout=10s", "--known-failures=none",
 		// What the server refuses with its defaults, as run-local.sh passes.
 		"--forbidden-origin=https://attacker.example", "--max-body-bytes=1048576",
+		// The servers' frozen fare clock, so that the oracle judges the
+		// band of undated calls too.
+		"--fare-clock=" + testserver.DayClock,
 	}
 	if up.issuer != "" {
 		args = append(args, "--issuer="+up.issuer, "--auto-approve="+devissuer.DefaultUser.Email, "--expired-token="+up.expired)
