@@ -241,7 +241,7 @@ func TestSchemaMeaningIgnoresWordingOnly(t *testing.T) {
 		t.Errorf("a reworded schema means something else (-want +got):\n%s", d)
 	}
 	for name, change := range map[string][2]string{
-		"a looser constraint": {`"minLength":1}}},`, `"minLength":0}}},`},
+		"a looser constraint":  {`"minLength":1}}},`, `"minLength":0}}},`},
 		"a dropped enum value": {`"enum":["wav","saloon","mpv"]`, `"enum":["saloon","mpv"]`},
 		"extra properties allowed": {`{"type":"object","additionalProperties":false,
 	  "required":["quote"`, `{"type":"object",
