@@ -238,6 +238,40 @@ var _ = Describe("fare oracle", Label("fare"), func() {
 			Expect(pence(s.AirportMeetAndGreetGBP)).To(Equal(tariff.MeetAndGreet.Pence), "airportMeetAndGreetGBP against %s", TariffSource)
 			Expect(m.Cmp(tariff.Local.Multiplier)).To(Equal(0), "eightSeaterLocalMultiplier against %s", TariffSource)
 		})
+
+		It("get_service_info reports the tariff's operator, listed vehicles and bands", func() {
+			ex, err := client().CallTool(suiteCtx, 33, "get_service_info", map[string]any{}, nil)
+			Expect(err).NotTo(HaveOccurred())
+			r := expectToolSuccess("get_service_info", ex, 33)
+			var info struct {
+				Brand    string `json:"brand"`
+				Area     string `json:"area"`
+				Vehicles []struct {
+					ID            string `json:"id"`
+					MaxPassengers int    `json:"maxPassengers"`
+					Note          string `json:"note"`
+				} `json:"vehicles"`
+				Tariffs []string `json:"tariffs"`
+			}
+			Expect(jsonUnmarshal(r.StructuredContent, &info)).To(Succeed())
+			Expect(info.Brand).To(Equal(tariff.Brand), "brand against %s", TariffSource)
+			Expect(info.Area).To(Equal(tariff.Area), "area against %s", TariffSource)
+			var want, got []string
+			for _, id := range tariff.VehicleOrder {
+				if v := tariff.Vehicles[id]; v.Listed {
+					want = append(want, fmt.Sprintf("%s seats %d, note %q", v.ID, v.Capacity, v.Note))
+				}
+			}
+			for _, v := range info.Vehicles {
+				got = append(got, fmt.Sprintf("%s seats %d, note %q", v.ID, v.MaxPassengers, v.Note))
+			}
+			Expect(got).To(Equal(want), "the vehicles the tariff lists, in its order (%s)", TariffSource)
+			var bands []string
+			for _, b := range tariff.Bands {
+				bands = append(bands, b.Label)
+			}
+			Expect(info.Tariffs).To(Equal(bands), "the tariff's bands (%s)", TariffSource)
+		})
 	})
 
 	Describe("generated trips", Label("generated"), func() {

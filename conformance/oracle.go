@@ -77,11 +77,10 @@ type Surcharge struct {
 // LocalHire is the 8-seater local-hire rule: its multiplier replaces the
 // vehicle's when both ends lie within RadiusMiles of the centre.
 type LocalHire struct {
-	Multiplier    *big.Rat
-	MultiplierStr string
-	Rule          string
-	Lat, Lon      float64
-	RadiusMiles   float64
+	Multiplier  *big.Rat
+	Rule        string
+	Lat, Lon    float64
+	RadiusMiles float64
 }
 
 // window is a half-open span [from, to) of a day (daily) or of a year
@@ -267,7 +266,7 @@ func ParseTariff(b []byte) (*Tariff, error) {
 	if !ok {
 		return nil, fmt.Errorf("tariff %s: local-hire multiplier %q", f.Version, l.Multiplier)
 	}
-	t.Local = LocalHire{Multiplier: lm, MultiplierStr: l.Multiplier, Rule: l.Rule, Lat: l.Centre.Lat, Lon: l.Centre.Lon, RadiusMiles: l.RadiusMiles}
+	t.Local = LocalHire{Multiplier: lm, Rule: l.Rule, Lat: l.Centre.Lat, Lon: l.Centre.Lon, RadiusMiles: l.RadiusMiles}
 	return t, nil
 }
 

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -160,5 +161,60 @@ func TestOracleJudgesAndExplains(t *testing.T) {
 	}
 	if v := o.Judge(unknown, utc); len(v.Problems) == 0 {
 		t.Error("an unknown place excused a wrong band")
+	}
+}
+
+func TestBandBoundariesCoverEveryWindow(t *testing.T) {
+	tf := mustTariff(t)
+	if d := lastSunday(2026, time.March); d.Day() != 29 {
+		t.Errorf("last Sunday of March 2026: %v", d)
+	}
+	if d := lastSunday(2026, time.October); d.Day() != 25 {
+		t.Errorf("last Sunday of October 2026: %v", d)
+	}
+	bs := bandBoundaries(tf, 2027)
+	seen := map[string]bool{}
+	for i, b := range bs {
+		if i > 0 && !bs[i-1].At.Before(b.At) {
+			t.Errorf("boundaries not strictly ordered at %s", b.What)
+		}
+		// At each boundary the band changes, or the clocks do.
+		if before, at := tf.BandAt(b.At.Add(-time.Second)), tf.BandAt(b.At); before == at && !strings.Contains(b.What, "clocks change") {
+			t.Errorf("%s (%s): %s on both sides", b.What, b.At.Format(time.RFC3339), at)
+		}
+		seen[b.At.In(tf.Zone).Format("01-02T15:04")] = true
+	}
+	for _, want := range []string{"12-24T18:00", "12-24T22:00", "12-27T07:00", "12-31T18:00", "12-31T22:00", "01-02T07:00", "01-03T07:00",
+		"03-28T07:00", "03-28T22:00", "10-31T07:00", "10-31T22:00", "07-15T07:00", "01-20T22:00"} {
+		if !seen[want] {
+			t.Errorf("no boundary at %s local", want)
+		}
+	}
+}
+
+func TestTripGeneratorIsValidAndReproducible(t *testing.T) {
+	tf := mustTariff(t)
+	c, err := LoadContracts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range []string{"estimate_fare", "start_booking"} {
+		in := c.Tools[tool].Input
+		a, b := NewGenerator(7, tool), NewGenerator(7, tool)
+		for i := 0; i < 200; i++ {
+			args := a.Trip(in, tf, KnownPlaces.Names(), 2027)
+			if d := cmp.Diff(args, b.Trip(in, tf, KnownPlaces.Names(), 2027)); d != "" {
+				t.Fatalf("same seed, different trips:\n%s", d)
+			}
+			if err := Validate(c.Tools[tool].InputSchema, mustMarshal(t, args)); err != nil {
+				t.Fatalf("%s: generated trip %v is invalid: %v", tool, args, err)
+			}
+			if args["pickup"] == args["dropoff"] {
+				t.Fatalf("a trip from %v to itself", args["pickup"])
+			}
+			if p, ok := args["passengers"].(int); ok && p > tf.Vehicles[args["vehicleType"].(string)].Capacity {
+				t.Fatalf("%d passengers in a %v", p, args["vehicleType"])
+			}
+		}
 	}
 }
