@@ -529,8 +529,6 @@ func AnswerOf(tool string, structured json.RawMessage) (a Answer, ok bool, err e
 		TariffVersion       string          `json:"tariffVersion"`
 		AirportSurchargeGBP *float64        `json:"airportSurchargeGBP"`
 		AppliedRules        json.RawMessage `json:"appliedRules"`
-		BookingURL          string          `json:"bookingUrl"`
-		Quote               json.RawMessage `json:"quote"`
 	}
 	switch tool {
 	case "estimate_fare":
