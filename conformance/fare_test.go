@@ -167,17 +167,18 @@ var _ = Describe("fare oracle", Label("fare"), func() {
 		})
 
 		It("the 8-seater local-hire rule applies to local trips only", func() {
-			for _, trip := range []struct {
-				from, to string
-				local    bool
-			}{{home, localDrop, true}, {localStart, localDrop, true}, {home, farDrop, false}, {home, airport, false}} {
+			// Two local trips and two that are not, by the tariff's radius.
+			for _, trip := range []struct{ from, to string }{{home, localDrop}, {localStart, localDrop}, {home, farDrop}, {home, airport}} {
+				_, kind := KnownPlaces.TripKinds(tariff, trip.from, trip.to)
+				Expect(kind).NotTo(Equal(Unknown), "the oracle cannot tell whether %s → %s is local", trip.from, trip.to)
+				local := kind == Yes
 				saloon := estimate(trip.from, trip.to, map[string]any{"vehicleType": "saloon"})
 				mpv := estimate(trip.from, trip.to, map[string]any{"vehicleType": "mpv"})
 				mult, rule, notRule := tariff.Vehicles["mpv"].Multiplier, tariff.Vehicles["mpv"].Rule, tariff.Local.Rule
-				if trip.local {
+				if local {
 					mult, rule, notRule = tariff.Local.Multiplier, tariff.Local.Rule, tariff.Vehicles["mpv"].Rule
 				}
-				what := fmt.Sprintf("%s → %s (local: %v)", trip.from, trip.to, trip.local)
+				what := fmt.Sprintf("%s → %s (local: %v)", trip.from, trip.to, local)
 				expectOneMeter(map[string]int64{
 					"saloon": pence(saloon.FareGBP) - pence(*saloon.AirportSurchargeGBP),
 					"mpv":    pence(mpv.FareGBP) - pence(*mpv.AirportSurchargeGBP),
