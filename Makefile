@@ -68,11 +68,15 @@ vet: ## go vet every package
 .PHONY: test
 test: npm check-generated vet ## Everything CI runs: generated-file check, vet, unit and integration tests, conformance, tool checks
 	$(GO) test -count=1 ./...
-	$(MAKE) check-ts check-schemas-ajv lint-openapi test-collections test-conformance test-mcp-conformance test-client-conformance test-run-oauth
+	$(MAKE) check-ts check-schemas-ajv lint-openapi test-collections test-conformance test-conformance-ts test-mcp-conformance test-client-conformance test-run-oauth
 
 .PHONY: test-conformance
 test-conformance: ## Run the ginkgo conformance suite against a freshly started local server
 	conformance/run-local.sh
+
+.PHONY: test-conformance-ts
+test-conformance-ts: npm ## Run the conformance suite against the independent TypeScript-SDK server (e2e/ts/trident-server)
+	e2e/ts/trident-server/run-conformance.sh
 
 .PHONY: test-mcp-conformance
 test-mcp-conformance: npm ## Run the official MCP conformance suite's server scenarios against a local server

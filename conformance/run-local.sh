@@ -100,7 +100,10 @@ launch_build dev-issuer ./tools/dev-issuer
 # What the servers started here refuse with their default configuration
 # (ALLOWED_ORIGINS is PUBLIC_BASE_URL and loopback, MAX_BODY_BYTES 1 MiB),
 # so the FORBIDDEN_ORIGIN and PAYLOAD_TOO_LARGE rows are provoked, not skipped.
-server_defaults=(CONFORMANCE_FORBIDDEN_ORIGIN=https://attacker.example CONFORMANCE_MAX_BODY_BYTES=1048576)
+# The fare clock they are frozen at lets the fare oracle judge the band of
+# calls without departAt too.
+server_defaults=(CONFORMANCE_FORBIDDEN_ORIGIN=https://attacker.example CONFORMANCE_MAX_BODY_BYTES=1048576
+	CONFORMANCE_FARE_CLOCK="${FARE_CLOCK:-2025-06-18T09:00:00Z}")
 
 # pass_public: the server as `make run` starts it.
 pass_public() {
