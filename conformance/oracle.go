@@ -12,7 +12,7 @@ import (
 )
 
 // The fare oracle: the suite's own reading of the contract's tariff file
-// (contracts/tariff, described in its README), written without looking at
+// (contracts/trident/tariff, described in its README), written without looking at
 // how any server prices. Given what a server says of a trip's distance and
 // the call's arguments, it says what the tariff makes of them: the fare, the
 // band reported as `rate`, the airport fee and the `appliedRules`. It never

@@ -9,7 +9,7 @@ import (
 )
 
 // Unit tests of the fare oracle against the figures the tariff's README
-// works out by hand (contracts/tariff/README.md §2, §4, §5): if the oracle
+// works out by hand (contracts/trident/tariff/README.md §2, §4, §5): if the oracle
 // disagrees with them, it is the oracle that is wrong.
 
 func mustTariff(t *testing.T) *Tariff {

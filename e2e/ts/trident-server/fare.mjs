@@ -1,4 +1,4 @@
-// Pricing by the contract's tariff file, written from contracts/tariff/README.md
+// Pricing by the contract's tariff file, written from contracts/trident/tariff/README.md
 // for this independent server: exact fractions in BigInt, the band read from
 // the wall clock with Intl (not a tz library), windows compared as "MM-DDTHH:MM"
 // strings. It shares no code with the Go server or the conformance oracle.
