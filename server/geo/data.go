@@ -15,7 +15,7 @@ import (
 // postcode_districts.csv, postcode_areas.csv and non_uk.txt are curated by
 // hand. data/ATTRIBUTION.md names the sources and their licences.
 //
-//go:embed data/*.csv data/*.txt
+//go:embed data/*.csv data/*.txt data/roads.json
 var dataFS embed.FS
 
 // readTable reads one embedded CSV file (with '#' comments and a header row)
