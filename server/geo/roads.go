@@ -185,8 +185,10 @@ type roadGraph struct {
 	nodes    []RoadNode
 	gateways []int
 	// seconds[i][j] is the fastest time from node i to node j, meters[i][j]
-	// the length of that route. Both are symmetric.
+	// the length of that route. Both are symmetric. next[i][j] is the node
+	// after i on that route, for tests and tools that show the way.
 	seconds, meters [][]float64
+	next            [][]int
 }
 
 // loadRoads parses the embedded road graph once per process.
@@ -207,15 +209,16 @@ var loadRoads = sync.OnceValues(func() (*roadGraph, error) {
 // for (i, j) as for (j, i), so the tables come out exactly symmetric.
 func buildRoadGraph(n *RoadNetwork) *roadGraph {
 	k := len(n.Nodes)
-	g := &roadGraph{nodes: n.Nodes, seconds: make([][]float64, k), meters: make([][]float64, k)}
+	g := &roadGraph{nodes: n.Nodes, seconds: make([][]float64, k), meters: make([][]float64, k), next: make([][]int, k)}
 	ids := make(map[string]int, k)
 	for i, nd := range n.Nodes {
 		ids[nd.ID] = i
 		if nd.Gateway != "" {
 			g.gateways = append(g.gateways, i)
 		}
-		g.seconds[i], g.meters[i] = make([]float64, k), make([]float64, k)
+		g.seconds[i], g.meters[i], g.next[i] = make([]float64, k), make([]float64, k), make([]int, k)
 		for j := range g.seconds[i] {
+			g.next[i][j] = j
 			if j != i {
 				g.seconds[i][j] = math.Inf(1)
 			}
@@ -239,14 +242,14 @@ func buildRoadGraph(n *RoadNetwork) *roadGraph {
 	for via := range k {
 		sv, mv := g.seconds[via], g.meters[via]
 		for i := range k {
-			si, mi := g.seconds[i], g.meters[i]
+			si, mi, ni := g.seconds[i], g.meters[i], g.next[i]
 			if math.IsInf(si[via], 1) {
 				continue
 			}
 			for j := range k {
 				s := si[via] + sv[j]
 				if s < si[j] || s == si[j] && mi[via]+mv[j] < mi[j] {
-					si[j], mi[j] = s, mi[via]+mv[j]
+					si[j], mi[j], ni[j] = s, mi[via]+mv[j], ni[via]
 				}
 			}
 		}
@@ -327,6 +330,30 @@ func approach(node int, straight float64) leg {
 // there. Two ends that join the graph at the same nearest node are a local
 // trip, which the model prices as before.
 func (g *roadGraph) route(a, b latLon) (Route, bool) {
+	p, ok := g.plan(a, b)
+	return p.route, ok
+}
+
+// roadPlan is a routed trip and the way it goes: the graph nodes passed,
+// from the southern (then western) end, and whether the model carried it
+// beyond the last of them (a gateway).
+type roadPlan struct {
+	route  Route
+	nodes  []int
+	beyond bool
+}
+
+// path lists the nodes of the fastest route from i to j, both included.
+func (g *roadGraph) path(i, j int) []int {
+	p := []int{i}
+	for i != j {
+		i = g.next[i][j]
+		p = append(p, i)
+	}
+	return p
+}
+
+func (g *roadGraph) plan(a, b latLon) (roadPlan, bool) {
 	// Sums are taken from the southern (then western) end, so that A->B
 	// and B->A add the same numbers in the same order: exactly symmetric.
 	if b.lat < a.lat || b.lat == a.lat && b.lon < a.lon {
@@ -336,28 +363,31 @@ func (g *roadGraph) route(a, b latLon) (Route, bool) {
 	lb, inB := g.attach(b)
 	switch {
 	case !inA && !inB:
-		return Route{}, false
+		return roadPlan{}, false
 	case inA && inB:
 		if la[0].node == lb[0].node {
-			return estimate(a, b), true
+			return roadPlan{route: estimate(a, b), nodes: []int{la[0].node}}, true
 		}
 		var bestS, bestM = math.Inf(1), 0.0
+		var from, to int
 		for _, x := range la {
 			for _, y := range lb {
 				s := x.seconds + g.seconds[x.node][y.node] + y.seconds
 				m := x.meters + g.meters[x.node][y.node] + y.meters
 				if s < bestS || s == bestS && m < bestM {
-					bestS, bestM = s, m
+					bestS, bestM, from, to = s, m, x.node, y.node
 				}
 			}
 		}
-		return Route{DistanceMeters: bestM, DurationSeconds: overheadSeconds + bestS + cityCoreDelay(a) + cityCoreDelay(b)}, true
+		r := Route{DistanceMeters: bestM, DurationSeconds: overheadSeconds + bestS + cityCoreDelay(a) + cityCoreDelay(b)}
+		return roadPlan{route: r, nodes: g.path(from, to)}, true
 	}
 	in, out, legs := a, b, la
 	if !inA {
 		in, out, legs = b, a, lb
 	}
 	var best Route
+	var from, exit int
 	bestS := math.Inf(1)
 	for _, x := range legs {
 		for _, gw := range g.gateways {
@@ -365,7 +395,7 @@ func (g *roadGraph) route(a, b latLon) (Route, bool) {
 			beyond := estimate(latLon{nd.Lat, nd.Lon}, out)
 			s := x.seconds + g.seconds[x.node][gw] + beyond.DurationSeconds
 			if s < bestS {
-				bestS = s
+				bestS, from, exit = s, x.node, gw
 				best = Route{
 					DistanceMeters:  x.meters + g.meters[x.node][gw] + beyond.DistanceMeters,
 					DurationSeconds: s + cityCoreDelay(in),
@@ -373,5 +403,5 @@ func (g *roadGraph) route(a, b latLon) (Route, bool) {
 			}
 		}
 	}
-	return best, true
+	return roadPlan{route: best, nodes: g.path(from, exit), beyond: true}, true
 }
