@@ -56,6 +56,9 @@ type nominatimPlace struct {
 // transport failures, timeouts, non-2xx replies and malformed JSON are
 // [ErrUnavailable] (as a [*BackendError]).
 func (n *Nominatim) Geocode(ctx context.Context, query string) (Place, error) {
+	if p, ok, err := coordinatePlace(query); ok { // a coordinate pair needs no search
+		return p, err
+	}
 	if err := screen(query); err != nil {
 		return Place{}, err
 	}

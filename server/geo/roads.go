@@ -279,15 +279,24 @@ type leg struct {
 // attach returns the approach legs from p to the graph, nearest first, and
 // whether p is inside the graph's area. An approach leg is driven as the
 // model drives a short trip: the straight line times its detour factor, at
-// town speeds.
+// town speeds. An airport's node stands for the whole airport, its terminals
+// and drop-off roads: a point within [airportRadiusMeters] of it is at the
+// node, with no approach leg, as the geocoders call such a point the airport.
 func (g *roadGraph) attach(p latLon) ([]leg, bool) {
 	best, bestD := -1, math.Inf(1)
+	airport, airportD := -1, math.Inf(1)
 	dist := make([]float64, len(g.nodes))
 	for i, nd := range g.nodes {
 		dist[i] = haversine(p.lat, p.lon, nd.Lat, nd.Lon)
 		if dist[i] < bestD {
 			best, bestD = i, dist[i]
 		}
+		if nd.Kind == "airport" && dist[i] <= airportRadiusMeters && dist[i] < airportD {
+			airport, airportD = i, dist[i]
+		}
+	}
+	if airport >= 0 { // at the airport: leave by its own roads
+		return []leg{{node: airport}}, true
 	}
 	if best < 0 || bestD > roadAreaMeters {
 		return nil, false
