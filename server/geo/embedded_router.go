@@ -6,9 +6,10 @@ import (
 	"math"
 )
 
-// EmbeddedRouter estimates driving routes from coordinates alone, with the
-// calibrated model described in the package documentation. It needs no data
-// beyond the constants below, is deterministic and symmetric, and is safe for
+// EmbeddedRouter finds driving routes without a network: on the embedded
+// road graph (data/roads.json) where a trip starts or ends in the service
+// area, and with the calibrated model below elsewhere, as the package
+// documentation describes. It is deterministic and symmetric, and safe for
 // concurrent use.
 type EmbeddedRouter struct{}
 
