@@ -65,7 +65,8 @@
 // are a local trip, priced by the model below; so is any trip with neither
 // end within 10 km of a node. A trip with one end outside goes by the
 // fastest gateway node (where the M8, M74, M80, A77, A82, A85... leave the
-// area) and by the model beyond it. The fastest route between every pair of
+// area) and by the model beyond it, or, for an end within 30 km of a node
+// (inland Mull), by a long approach leg if that is faster. The fastest route between every pair of
 // nodes is computed once, at the first route (about a millisecond); a route
 // then costs tens of microseconds. tools/cmd/check-roads checks the file;
 // roads_test.go holds the accuracy table against real road distances, which

@@ -262,6 +262,10 @@ const (
 	// roadAreaMeters: a point whose nearest node is farther than this is
 	// outside the graph's area.
 	roadAreaMeters = 10_000
+	// fringeMeters: a point outside the area but this near a node (inland
+	// Mull, Knapdale, Glen Etive) may still be reached best from the graph
+	// by a long approach leg, rather than through a distant gateway.
+	fringeMeters = 30_000
 	// A point joins the graph at its nearest node and at any other node
 	// within attachSlack of that distance (and at most attachMax of them),
 	// so that a point between two junctions can leave by either.
@@ -277,7 +281,8 @@ type leg struct {
 }
 
 // attach returns the approach legs from p to the graph, nearest first, and
-// whether p is inside the graph's area. An approach leg is driven as the
+// whether p is inside the graph's area; a point outside it has legs only if
+// it is within [fringeMeters] of a node. An approach leg is driven as the
 // model drives a short trip: the straight line times its detour factor, at
 // town speeds. An airport's node stands for the whole airport, its terminals
 // and drop-off roads: a point within [airportRadiusMeters] of it is at the
@@ -298,7 +303,7 @@ func (g *roadGraph) attach(p latLon) ([]leg, bool) {
 	if airport >= 0 { // at the airport: leave by its own roads
 		return []leg{{node: airport}}, true
 	}
-	if best < 0 || bestD > roadAreaMeters {
+	if best < 0 || bestD > fringeMeters {
 		return nil, false
 	}
 	legs := []leg{approach(best, bestD)}
@@ -315,7 +320,7 @@ func (g *roadGraph) attach(p latLon) ([]leg, bool) {
 		}
 		legs = append(legs, approach(next, nextD))
 	}
-	return legs, true
+	return legs, bestD <= roadAreaMeters
 }
 
 func hasNode(legs []leg, i int) bool {
@@ -336,8 +341,9 @@ func approach(node int, straight float64) leg {
 // is in the graph's area (the caller then uses the model). Inside the area it
 // is the fastest of the graph routes between the ends' approach legs; with one
 // end outside, the fastest graph route to a gateway followed by the model from
-// there. Two ends that join the graph at the same nearest node are a local
-// trip, which the model prices as before.
+// there, or, for an end on the area's fringe, by a long approach leg if that
+// is faster. Two ends that join the graph at the same nearest node are a
+// local trip, which the model prices as before.
 func (g *roadGraph) route(a, b latLon) (Route, bool) {
 	p, ok := g.plan(a, b)
 	return p.route, ok
@@ -377,23 +383,11 @@ func (g *roadGraph) plan(a, b latLon) (roadPlan, bool) {
 		if la[0].node == lb[0].node {
 			return roadPlan{route: estimate(a, b), nodes: []int{la[0].node}}, true
 		}
-		var bestS, bestM = math.Inf(1), 0.0
-		var from, to int
-		for _, x := range la {
-			for _, y := range lb {
-				s := x.seconds + g.seconds[x.node][y.node] + y.seconds
-				m := x.meters + g.meters[x.node][y.node] + y.meters
-				if s < bestS || s == bestS && m < bestM {
-					bestS, bestM, from, to = s, m, x.node, y.node
-				}
-			}
-		}
-		r := Route{DistanceMeters: bestM, DurationSeconds: overheadSeconds + bestS + cityCoreDelay(a) + cityCoreDelay(b)}
-		return roadPlan{route: r, nodes: g.path(from, to)}, true
+		return g.between(a, b, la, lb), true
 	}
-	in, out, legs := a, b, la
+	in, out, legs, outLegs := a, b, la, lb
 	if !inA {
-		in, out, legs = b, a, lb
+		in, out, legs, outLegs = b, a, lb, la
 	}
 	var best Route
 	var from, exit int
@@ -412,5 +406,29 @@ func (g *roadGraph) plan(a, b latLon) (roadPlan, bool) {
 			}
 		}
 	}
-	return roadPlan{route: best, nodes: g.path(from, exit), beyond: true}, true
+	gateway := roadPlan{route: best, nodes: g.path(from, exit), beyond: true}
+	if len(outLegs) > 0 {
+		if direct := g.between(in, out, legs, outLegs); direct.route.DurationSeconds < gateway.route.DurationSeconds {
+			return direct, true
+		}
+	}
+	return gateway, true
+}
+
+// between is the fastest graph route from a to b, joining the graph by the
+// legs la and lb.
+func (g *roadGraph) between(a, b latLon, la, lb []leg) roadPlan {
+	bestS, bestM := math.Inf(1), 0.0
+	var from, to int
+	for _, x := range la {
+		for _, y := range lb {
+			s := x.seconds + g.seconds[x.node][y.node] + y.seconds
+			m := x.meters + g.meters[x.node][y.node] + y.meters
+			if s < bestS || s == bestS && m < bestM {
+				bestS, bestM, from, to = s, m, x.node, y.node
+			}
+		}
+	}
+	r := Route{DistanceMeters: bestM, DurationSeconds: overheadSeconds + bestS + cityCoreDelay(a) + cityCoreDelay(b)}
+	return roadPlan{route: r, nodes: g.path(from, to)}
 }

@@ -172,6 +172,32 @@ func TestRoadRoutesGoRoundTheWater(t *testing.T) {
 	}
 }
 
+// A point on the area's fringe, 13 km from the nearest node (inland Mull),
+// is reached from the graph by a long approach leg, not through a distant
+// gateway and the model beyond it.
+func TestRoadsFringePoint(t *testing.T) {
+	roads, err := loadRoads()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := embedded(t)
+	oban, _ := g.Geocode(context.Background(), "Oban")
+	mull, err := g.Geocode(context.Background(), "PA62")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, ok := roads.plan(latLon{oban.Lat, oban.Lon}, latLon{mull.Lat, mull.Lon})
+	if !ok || plan.beyond {
+		t.Fatalf("Oban -> inland Mull: %+v, %v; want a graph route", plan, ok)
+	}
+	if ids := nodeIDs(roads, plan.nodes); !inOrder(ids, []string{"oban-ferry", "craignure"}) {
+		t.Errorf("Oban -> inland Mull goes %v; want the Craignure ferry", ids)
+	}
+	if mi := quotedMiles(plan.route); mi > 30 {
+		t.Errorf("Oban -> inland Mull: %.0f mi", mi)
+	}
+}
+
 // Gourock's ferry to Dunoon carries foot passengers only: a taxi cannot use
 // it, so the graph never does, and Gourock -> Dunoon goes by Western Ferries
 // from McInroy's Point.
