@@ -349,9 +349,10 @@ func (g *roadGraph) route(a, b latLon) (Route, bool) {
 	return p.route, ok
 }
 
-// roadPlan is a routed trip and the way it goes: the graph nodes passed,
-// from the southern (then western) end, and whether the model carried it
-// beyond the last of them (a gateway).
+// roadPlan is a routed trip and the way it goes: the graph nodes passed
+// (from the southern, then western, end of a trip inside the area; from the
+// inside end of one that leaves it) and whether the model carried it beyond
+// the last of them, a gateway.
 type roadPlan struct {
 	route  Route
 	nodes  []int
