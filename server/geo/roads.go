@@ -407,6 +407,9 @@ func (g *roadGraph) plan(a, b latLon) (roadPlan, bool) {
 			}
 		}
 	}
+	if math.IsInf(bestS, 1) { // a graph without gateways: the model, as outside
+		return roadPlan{}, false
+	}
 	gateway := roadPlan{route: best, nodes: g.path(from, exit), beyond: true}
 	if len(outLegs) > 0 {
 		if direct := g.between(in, out, legs, outLegs); direct.route.DurationSeconds < gateway.route.DurationSeconds {
