@@ -53,11 +53,12 @@ var roadTrips = []struct {
 	{"Dunoon", "Glasgow Airport", 26, "Western Ferries, A8, M8", []string{"hunters-quay", "mcinroys-point", "m8-j29", "glasgow-airport"}},
 	{"Dunoon", "Rothesay", 29, "A815, B836, A886, CalMac Colintraive-Rhubodach", []string{"sandbank", "auchenbreck", "colintraive", "rhubodach", "rothesay"}},
 	{"Tarbert", "Tighnabruaich", 11, "CalMac Tarbert-Portavadie (4 mi crossing), B8000", []string{"tarbert", "portavadie", "tighnabruaich"}},
-	{"Inveraray", "Oban", 39, "A819, A85", []string{"inveraray", "dalmally", "oban"}},
-	{"Lochgilphead", "Oban", 37, "A816", []string{"lochgilphead", "kilmartin", "kilmelford", "oban"}},
+	{"Inveraray", "Oban", 38, "A819 to the A85 by Kilchurn", []string{"inveraray", "a819-junction", "lochawe", "oban"}},
+	{"Lochgilphead", "Oban", 35, "A816 (35 miles of it)", []string{"lochgilphead", "kilmartin", "kilmelford", "oban"}},
 	{"Oban", "Oban Airport", 6.5, "A85, Connel Bridge", []string{"connel", "oban-airport"}},
 	{"Oban", "Fort William", 46, "A85, A828 by Appin", []string{"connel", "benderloch", "ballachulish", "fort-william"}},
 	{"Oban", "Tobermory", 31, "CalMac Oban-Craignure (10 mi crossing), A849, A848", []string{"oban-ferry", "craignure", "salen-mull", "tobermory"}},
+	{"Tarbet", "Campbeltown", 98.5, "the whole A83 (SABRE: 98.6 mi)", []string{"tarbet", "arrochar", "rest-and-be-thankful", "inveraray", "lochgilphead", "tarbert", "kennacraig", "campbeltown"}},
 	{"Campbeltown", "Campbeltown Airport", 3.5, "A83, B843", nil},
 	{"Campbeltown", "Glasgow Airport", 131, "A83, A82, Erskine Bridge, M8", []string{"campbeltown", "tarbert", "inveraray", "tarbet", "erskine-bridge-north", "glasgow-airport"}},
 	{"PA46", "Islay Airport", 17, "A846 from Port Askaig by Bridgend and Bowmore", []string{"port-askaig", "bowmore", "islay-airport"}},
@@ -138,6 +139,29 @@ func inOrder(ids, want []string) bool {
 	rev := slices.Clone(ids)
 	slices.Reverse(rev)
 	return sub(ids) || sub(rev)
+}
+
+// Undiscovered Scotland's Oban - Lochgilphead - Inveraray - Oban tour
+// (A816, A83, A819, A85) is "93 miles long, all on good quality main roads".
+func TestRoadsPublishedLoop(t *testing.T) {
+	g := embedded(t)
+	r := NewEmbeddedRouter()
+	ctx := context.Background()
+	stops := []string{"Oban", "Lochgilphead", "Inveraray", "Oban"}
+	total := 0.0
+	for i := 1; i < len(stops); i++ {
+		a, _ := g.Geocode(ctx, stops[i-1])
+		b, _ := g.Geocode(ctx, stops[i])
+		got, err := r.Route(ctx, a, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += got.DistanceMeters / metersPerMile
+	}
+	if math.Abs(total-93)/93 > 0.10 {
+		t.Errorf("the loop is %.1f mi, published 93", total)
+	}
+	t.Logf("Oban - Lochgilphead - Inveraray - Oban: %.1f mi (published 93)", total)
 }
 
 // The sea lochs and firths the straight line crosses: the road is much
