@@ -65,10 +65,10 @@ type FerryEdge struct {
 	Note     string `json:"note"`
 }
 
-// Limits the checks in [ParseRoadNetwork] enforce.
 // metersPerMile is the international mile.
 const metersPerMile = 1609.344
 
+// Limits the checks in [ParseRoadNetwork] enforce.
 const (
 	// maxRoadMPH keeps every section at or under the model's motorway band
 	// (95 km/h), so no route is faster than the model allows.
@@ -77,7 +77,7 @@ const (
 	// A section longer than twice the straight line plus a mile is almost
 	// certainly a typo in miles or in a node's position.
 	maxRoadDetour      = 2.0
-	maxRoadDetourExtra = 1609.344
+	maxRoadDetourExtra = metersPerMile
 )
 
 // ParseRoadNetwork decodes a road graph file and checks it: unknown fields,
@@ -163,13 +163,9 @@ func ParseRoadNetwork(b []byte) (*RoadNetwork, error) {
 			bad("%s: needs an operator, a crossing at least the straight line, and positive times", what)
 		}
 	}
-	if len(errs) == 0 {
-		if g := buildRoadGraph(&n); len(g.nodes) > 0 {
-			for i, d := range g.seconds[0] {
-				if math.IsInf(d, 1) {
-					bad("node %q cannot be reached from %q", g.nodes[i].ID, g.nodes[0].ID)
-				}
-			}
+	if len(errs) == 0 && len(n.Nodes) > 0 {
+		for _, id := range unreachable(&n, ids) {
+			bad("node %q cannot be reached from %q", id, n.Nodes[0].ID)
 		}
 	}
 	if len(errs) > 0 {
@@ -178,15 +174,50 @@ func ParseRoadNetwork(b []byte) (*RoadNetwork, error) {
 	return &n, nil
 }
 
+// unreachable lists the nodes that no road or vehicle ferry connects to the
+// first node.
+func unreachable(n *RoadNetwork, ids map[string]int) []string {
+	adj := make([][]int, len(n.Nodes))
+	join := func(a, b string) {
+		i, j := ids[a], ids[b]
+		adj[i], adj[j] = append(adj[i], j), append(adj[j], i)
+	}
+	for _, e := range n.Roads {
+		join(e.From, e.To)
+	}
+	for _, f := range n.Ferries {
+		if f.Vehicles {
+			join(f.From, f.To)
+		}
+	}
+	seen := make([]bool, len(n.Nodes))
+	seen[0] = true
+	for queue := []int{0}; len(queue) > 0; queue = queue[1:] {
+		for _, j := range adj[queue[0]] {
+			if !seen[j] {
+				seen[j] = true
+				queue = append(queue, j)
+			}
+		}
+	}
+	var out []string
+	for i, ok := range seen {
+		if !ok {
+			out = append(out, n.Nodes[i].ID)
+		}
+	}
+	return out
+}
+
 // roadGraph is a parsed network with the fastest route between every pair of
 // nodes precomputed (a hundred-odd nodes: a few hundred kilobytes, built in
-// about a millisecond), so a route is a handful of table look-ups.
+// a millisecond or two), so a route is a handful of table look-ups.
 type roadGraph struct {
 	nodes    []RoadNode
 	gateways []int
 	// seconds[i][j] is the fastest time from node i to node j, meters[i][j]
 	// the length of that route. Both are symmetric. next[i][j] is the node
-	// after i on that route, for tests and tools that show the way.
+	// after i on that route, for the tests that check the way.
 	seconds, meters [][]float64
 	next            [][]int
 }
