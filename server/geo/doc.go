@@ -66,12 +66,13 @@
 // end within 10 km of a node. A trip with one end outside goes by the
 // fastest gateway node (where the M8, M74, M80, A77, A82, A85... leave the
 // area) and by the model beyond it, or, for an end within 30 km of a node
-// (inland Mull), by a long approach leg if that is faster. The fastest route between every pair of
-// nodes is computed once, at the first route (about 2 ms); a route
-// then costs tens of microseconds. tools/cmd/check-roads checks the file;
-// roads_test.go holds the accuracy table against real road distances, which
-// contracts/tariff/README.md ("Road routing") reproduces with the sources
-// and the ferry policy.
+// (inland Mull), by a long approach leg if that is faster. The fastest
+// route between every pair of nodes is computed once, at the first route
+// (about 2 ms); a route then costs tens of microseconds.
+// tools/cmd/check-roads checks the file; roads_test.go holds the accuracy
+// table against real road distances, which contracts/tariff/README.md
+// ("Road routing and coordinate pairs") reproduces with the sources and the
+// ferry policy.
 //
 // # The model, outside the graph
 //
