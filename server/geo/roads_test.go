@@ -13,9 +13,9 @@ import (
 // roadTrips are the service area's main trips with their real road
 // distances: the project's best figures for the route a driver takes
 // (published route lengths, signed distances, the specification's sample),
-// rounded to a half mile. contracts/tariff/README.md ("Road routing and coordinate pairs") prints
-// this table with the router's answers; keep the two in step
-// (go test ./server/geo -run TestRoadTrips -v prints the rows).
+// rounded to a half mile. contracts/tariff/README.md (§7, "Road routing and
+// coordinate pairs") prints this table with the router's answers; keep the
+// two in step (go test ./server/geo -run TestRoadTrips -v prints the rows).
 var roadTrips = []struct {
 	from, to string
 	real     float64  // road miles, ferry crossings included
