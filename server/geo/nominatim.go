@@ -68,6 +68,9 @@ type nominatimPlace struct {
 // transport failures, timeouts, non-2xx replies, malformed JSON, an open
 // breaker and a cool-down are [ErrUnavailable] (as a [*BackendError]).
 func (n *Nominatim) Geocode(ctx context.Context, query string) (Place, error) {
+	if p, ok, err := coordinatePlace(query); ok { // a coordinate pair needs no search
+		return p, err
+	}
 	if err := screen(query); err != nil {
 		return Place{}, err
 	}

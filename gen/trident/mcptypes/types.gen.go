@@ -24,9 +24,9 @@ const (
 
 // Arguments of the estimate_fare tool: price a taxi journey between a UK pickup and dropoff.
 type EstimateFareInput struct {
-	// Pickup address or place name, e.g. 'Helensburgh Central Station'. (length 3–200)
+	// Pickup address or place name, e.g. 'Helensburgh Central Station', or a coordinate pair in decimal degrees 'lat,lng', e.g. '56.0036,-4.7346' (latitude -90..90, longitude -180..180, in the UK): the pickup is then exactly that point, and within 2 km of an airport it is that airport. (length 3–200)
 	Pickup string `json:"pickup"`
-	// Dropoff address or place name, e.g. 'Glasgow Airport'. (length 3–200)
+	// Dropoff address or place name, e.g. 'Glasgow Airport', or a coordinate pair in decimal degrees 'lat,lng', e.g. '55.8719,-4.4331' (latitude -90..90, longitude -180..180, in the UK): the dropoff is then exactly that point, and within 2 km of an airport it is that airport. (length 3–200)
 	Dropoff string `json:"dropoff"`
 	// Vehicle class. Defaults to saloon. 'mpv' is the 8-seater; 'wav' is the wheelchair-accessible TX4. (default saloon)
 	VehicleType *EstimateFareInputVehicleType `json:"vehicleType,omitempty"`
@@ -145,9 +145,9 @@ type Surcharges struct {
 
 // Arguments of start_booking: build a prefilled booking link with a live quote. Never books.
 type StartBookingInput struct {
-	// Pickup address or place name. (length 3–200)
+	// Pickup address or place name, or a coordinate pair in decimal degrees 'lat,lng', e.g. '56.0036,-4.7346' (exactly that point; within 2 km of an airport, that airport). (length 3–200)
 	Pickup string `json:"pickup"`
-	// Dropoff address or place name. (length 3–200)
+	// Dropoff address or place name, or a coordinate pair in decimal degrees 'lat,lng', e.g. '55.8719,-4.4331' (exactly that point; within 2 km of an airport, that airport). (length 3–200)
 	Dropoff string `json:"dropoff"`
 	// Vehicle class the booking form accepts (saloon ≤4, mpv = 8-seater ≤7, wav = TX4).
 	VehicleType StartBookingInputVehicleType `json:"vehicleType"`

@@ -3,9 +3,9 @@
 
 /** Arguments of the estimate_fare tool: price a taxi journey between a UK pickup and dropoff. */
 export interface EstimateFareInput {
-  /** Pickup address or place name, e.g. 'Helensburgh Central Station'. (length 3–200) */
+  /** Pickup address or place name, e.g. 'Helensburgh Central Station', or a coordinate pair in decimal degrees 'lat,lng', e.g. '56.0036,-4.7346' (latitude -90..90, longitude -180..180, in the UK): the pickup is then exactly that point, and within 2 km of an airport it is that airport. (length 3–200) */
   pickup: string;
-  /** Dropoff address or place name, e.g. 'Glasgow Airport'. (length 3–200) */
+  /** Dropoff address or place name, e.g. 'Glasgow Airport', or a coordinate pair in decimal degrees 'lat,lng', e.g. '55.8719,-4.4331' (latitude -90..90, longitude -180..180, in the UK): the dropoff is then exactly that point, and within 2 km of an airport it is that airport. (length 3–200) */
   dropoff: string;
   /** Vehicle class. Defaults to saloon. 'mpv' is the 8-seater; 'wav' is the wheelchair-accessible TX4. (default saloon) */
   vehicleType?: "saloon" | "estate" | "executive" | "luxury" | "5seater" | "6seater" | "7seater" | "mpv" | "wav";
@@ -75,9 +75,9 @@ export interface Surcharges {
 
 /** Arguments of start_booking: build a prefilled booking link with a live quote. Never books. */
 export interface StartBookingInput {
-  /** Pickup address or place name. (length 3–200) */
+  /** Pickup address or place name, or a coordinate pair in decimal degrees 'lat,lng', e.g. '56.0036,-4.7346' (exactly that point; within 2 km of an airport, that airport). (length 3–200) */
   pickup: string;
-  /** Dropoff address or place name. (length 3–200) */
+  /** Dropoff address or place name, or a coordinate pair in decimal degrees 'lat,lng', e.g. '55.8719,-4.4331' (exactly that point; within 2 km of an airport, that airport). (length 3–200) */
   dropoff: string;
   /** Vehicle class the booking form accepts (saloon ≤4, mpv = 8-seater ≤7, wav = TX4). */
   vehicleType: "saloon" | "mpv" | "wav";
