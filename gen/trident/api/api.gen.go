@@ -564,13 +564,13 @@ type EstimateFareInput struct {
 	// DepartAt ISO 8601 planned departure time (UTC). Used to pick day/night/holiday tariff.
 	DepartAt *time.Time `json:"departAt,omitempty"`
 
-	// Dropoff Dropoff address or place name, e.g. 'Glasgow Airport'.
+	// Dropoff Dropoff address or place name, e.g. 'Glasgow Airport', or a coordinate pair in decimal degrees 'lat,lng', e.g. '55.8719,-4.4331' (latitude -90..90, longitude -180..180, in the UK): the dropoff is then exactly that point, and within 2 km of an airport it is that airport.
 	Dropoff string `json:"dropoff"`
 
 	// MeetAndGreet Whether an airport meet & greet is requested (+£25).
 	MeetAndGreet *bool `json:"meetAndGreet,omitempty"`
 
-	// Pickup Pickup address or place name, e.g. 'Helensburgh Central Station'.
+	// Pickup Pickup address or place name, e.g. 'Helensburgh Central Station', or a coordinate pair in decimal degrees 'lat,lng', e.g. '56.0036,-4.7346' (latitude -90..90, longitude -180..180, in the UK): the pickup is then exactly that point, and within 2 km of an airport it is that airport.
 	Pickup string `json:"pickup"`
 
 	// VehicleType Vehicle class. Defaults to saloon. 'mpv' is the 8-seater; 'wav' is the wheelchair-accessible TX4.
@@ -1019,7 +1019,7 @@ type StartBookingInput struct {
 	// DepartAt ISO 8601 planned departure time (UTC).
 	DepartAt *time.Time `json:"departAt,omitempty"`
 
-	// Dropoff Dropoff address or place name.
+	// Dropoff Dropoff address or place name, or a coordinate pair in decimal degrees 'lat,lng', e.g. '55.8719,-4.4331' (exactly that point; within 2 km of an airport, that airport).
 	Dropoff string `json:"dropoff"`
 
 	// MeetAndGreet Airport meet & greet (+£25).
@@ -1028,7 +1028,7 @@ type StartBookingInput struct {
 	// Passengers Used to validate against vehicle capacity.
 	Passengers *int `json:"passengers,omitempty"`
 
-	// Pickup Pickup address or place name.
+	// Pickup Pickup address or place name, or a coordinate pair in decimal degrees 'lat,lng', e.g. '56.0036,-4.7346' (exactly that point; within 2 km of an airport, that airport).
 	Pickup string `json:"pickup"`
 
 	// VehicleType Vehicle class the booking form accepts (saloon ≤4, mpv = 8-seater ≤7, wav = TX4).
