@@ -35,7 +35,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /.mcp/list-tools", s.serveListTools)
 	mux.HandleFunc("GET /mcp-schemas/{file...}", s.serveSchemas)
 	mux.HandleFunc("GET /samples/{file...}", s.serveSamples)
-	mux.HandleFunc("GET /mcp-docs", s.serveDocs)
+	s.docs.Register(mux)
 	mux.HandleFunc("GET /healthz", s.serveHealthz)
 	mux.HandleFunc("GET /readyz", s.serveReadyz)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}))

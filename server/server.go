@@ -21,6 +21,7 @@ import (
 	"github.com/tridenttaxis/trident-mcp/contracts"
 	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
 	"github.com/tridenttaxis/trident-mcp/server/auth"
+	"github.com/tridenttaxis/trident-mcp/server/docspage"
 	"github.com/tridenttaxis/trident-mcp/server/metrics"
 	"github.com/tridenttaxis/trident-mcp/server/ratelimit"
 	"github.com/tridenttaxis/trident-mcp/server/validate"
@@ -52,7 +53,7 @@ type Server struct {
 	metrics  *metrics.Metrics
 	registry *prometheus.Registry
 
-	docs    []byte // /mcp-docs, rendered once at start-up
+	docs    *docspage.Handler // /mcp-docs and its assets
 	handler http.Handler
 
 	draining atomic.Bool
@@ -161,7 +162,7 @@ func New(opts *Options) (*Server, error) {
 		}
 	}
 
-	s.docs, err = s.renderDocs()
+	s.docs, err = s.docsPage()
 	if err != nil {
 		s.Close()
 		return nil, err
