@@ -55,7 +55,7 @@ func TestDocsPageInBrowser(t *testing.T) {
 	oauth := testserver.Start(t, bin, oauthAddr, "MCP_REQUIRE_OAUTH=true", "OAUTH_ISSUER="+iss.IssuerURL())
 	token := iss.Token(t, iss.Config(t), oauth+"/mcp", devissuer.DefaultUser.Email)
 
-	samples, err := contracts.LoadSamples()
+	samples, err := contracts.Trident.Samples()
 	if err != nil {
 		t.Fatal(err)
 	}
