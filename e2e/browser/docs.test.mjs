@@ -89,6 +89,7 @@ describe('public mode', () => {
 
   test('renders with no console errors, no foreign requests and no horizontal scroll at 1280 px', async () => {
     await checkLayout(p.page, 'public-1280.png');
+    await p.page.screenshot({ path: join(shots, 'public-top-1280.png') });
     assert.deepEqual(p.problems, []);
   });
 
@@ -227,6 +228,7 @@ describe('OAuth mode', () => {
     const body = JSON.parse(await c.locator('.log li pre').first().textContent());
     assert.equal(body.error.code, -32001);
     assert.equal(p.calls.at(-1).headers.authorization, undefined);
+    await c.screenshot({ path: join(shots, 'oauth-401-console.png') });
     // Chromium reports the 401 itself on the console; nothing else may appear.
     p.problems = p.problems.filter((m) => !/status of 401/.test(m));
   });
@@ -242,6 +244,7 @@ describe('OAuth mode', () => {
       assert.equal(p.calls.at(-1).headers.authorization, `Bearer ${token}`);
       assert.deepEqual((await finalFrame(c)).result, ex.response.result);
     }
+    await c.screenshot({ path: join(shots, 'oauth-token-console.png') });
     assert.deepEqual(p.problems, []);
   });
 });

@@ -2,10 +2,13 @@
 // endpoint a host mounts, with a live Try-it console per endpoint.
 //
 // The page knows nothing of taxis or rides. Each endpoint's package
-// describes itself from its contracts as an [Endpoint] (tools with their
-// schemas exactly as tools/list serves them, samples, the error
-// catalogue, OAuth mode), and the host hands the list to [New]:
+// describes itself as an [Endpoint] (tools with their schemas exactly as
+// tools/list serves them, samples, the error catalogue, OAuth mode), most
+// of it read from its contract folder by [FromContracts], through
+// mcphttp.Endpoint.Docs; the host hands the list to [New]:
 //
+//	tools, errs, err := docspage.FromContracts(contracts.Trident, "/mcp-schemas/", "/samples/")
+//	trident := docspage.Endpoint{ID: "trident", Title: "Trident Taxis", Path: "/mcp", Tools: tools, Errors: errs, ...}
 //	h, err := docspage.New(docspage.Page{
 //		Title: "Trident Taxis MCP tools", Path: "/mcp-docs",
 //		PublicBaseURL: "https://tridenttaxis.online",

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tridenttaxis/trident-mcp/contracts"
 	"github.com/tridenttaxis/trident-mcp/server/docspage"
 )
 
@@ -305,4 +306,39 @@ func TestReadmeClientSnippets(t *testing.T) {
 		t.Errorf("README client snippets differ from the docs page's (-page +README):\n%s", d)
 	}
 	checkClientSnippets(t, url, got)
+}
+
+// FromContracts gives the page the contract's schemas byte for byte, each
+// tool's samples with the success pair first, and the endpoint's catalogue.
+func TestFromContractsReadsTheContractFolder(t *testing.T) {
+	tools, errs, err := docspage.FromContracts(contracts.Trident, "/mcp-schemas/", "/samples/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := contracts.Trident.Manifest()
+	if len(tools) != len(m.Tools) {
+		t.Fatalf("%d tools, the manifest has %d", len(tools), len(m.Tools))
+	}
+	for i, tool := range tools {
+		in, _ := m.Tools[i].Input()
+		if tool.Name != m.Tools[i].Name || string(tool.Input) != string(in) {
+			t.Errorf("tool %d: %s differs from the contract's %s", i, tool.Name, m.Tools[i].Name)
+		}
+		if len(tool.Samples) == 0 || !strings.HasSuffix(tool.Samples[0].Name, ".success") ||
+			tool.Samples[0].URL != "/samples/"+tool.Samples[0].Name+".json" {
+			t.Errorf("%s: samples %+v", tool.Name, tool.Samples)
+		}
+		if tool.InputURL != "/mcp-schemas/"+tool.Name+".input.json" {
+			t.Errorf("%s: input schema at %s", tool.Name, tool.InputURL)
+		}
+	}
+	codes := map[string]bool{}
+	for _, e := range errs {
+		codes[e.Code] = true
+	}
+	for _, c := range []string{"INVALID_ARGUMENTS", "NOT_ACCEPTABLE", "UNAUTHORIZED", "GEOCODE_FAILED", "CAPACITY_EXCEEDED"} {
+		if !codes[c] {
+			t.Errorf("catalogue lacks %s", c)
+		}
+	}
 }
