@@ -122,6 +122,11 @@ describe('public mode', () => {
     assert.equal(await c.locator('.schema-counts').textContent(), '3 required, 3 optional');
     await c.locator('.tool').selectOption('get_service_info');
     assert.equal(await c.locator('.schema-counts').textContent(), 'no parameters');
+    // A tool's own "Try it" button picks it in the console, schema and all.
+    await p.page.locator('button.try[data-tool="start_booking"]').click();
+    assert.equal(await c.locator('.tool').inputValue(), 'start_booking');
+    assert.equal(JSON.parse(await c.locator('.schema-json').textContent()).required.join(), 'pickup,dropoff,vehicleType');
+    assert.equal(JSON.parse(await c.locator('.args').inputValue()).passengers, 6, 'the success sample is loaded');
   });
 
   for (const ex of examples) {

@@ -83,7 +83,7 @@ class Console {
     const $ = (sel) => root.querySelector(sel);
     this.el = {
       tool: $('.tool'), example: $('.example'), token: $('.token'), stream: $('.stream'),
-      counts: $('.schema-counts'), fields: $('.schema-fields'), args: $('.args'),
+      counts: $('.schema-counts'), fields: $('.schema-fields'), schema: $('.schema-json'), args: $('.args'),
       status: $('.args-status'), errors: $('.args-errors'), send: $('.send'), request: $('.request'),
       http: $('.http-status'), challenge: $('.auth-challenge'), log: $('.log'), final: $('.final'),
     };
@@ -131,6 +131,7 @@ class Console {
       }
       return li;
     }));
+    this.el.schema.textContent = JSON.stringify(schema, null, 2);
     this.el.example.replaceChildren(...tool.examples.map((ex, i) => new Option(ex.name, String(i))));
     this.el.example.disabled = tool.examples.length === 0;
     this.loadExample();
@@ -328,7 +329,19 @@ class Console {
 for (const button of document.querySelectorAll('.snippet > button.copy')) {
   button.addEventListener('click', () => copy(button, button.parentElement.querySelector('pre').textContent));
 }
+const consoles = new Map();
 for (const el of document.querySelectorAll('[data-console]')) {
   const ep = data.endpoints[el.dataset.console];
-  if (ep) new Console(el, ep);
+  if (ep) consoles.set(el.dataset.console, new Console(el, ep));
+}
+// Each tool's "Try it" button picks the tool in its endpoint's console.
+for (const button of document.querySelectorAll('button.try')) {
+  button.addEventListener('click', () => {
+    const c = consoles.get(button.dataset.endpoint);
+    if (!c) return;
+    c.el.tool.value = button.dataset.tool;
+    c.selectTool();
+    c.root.scrollIntoView({ block: 'start' });
+    c.el.args.focus({ preventScroll: true });
+  });
 }
