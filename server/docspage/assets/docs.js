@@ -146,9 +146,8 @@ class Console {
   // check parses and validates the arguments, shows the verdict, and
   // returns the request body to send, or null when there is none.
   check() {
-    const { args, status, errors, send, request } = this.el;
+    const { args, request } = this.el;
     let value;
-    errors.replaceChildren();
     try {
       value = JSON.parse(args.value);
     } catch (e) {
