@@ -68,7 +68,7 @@ vet: ## go vet every package
 .PHONY: test
 test: npm check-generated vet ## Everything CI runs: generated-file check, vet, unit and integration tests, conformance, tool checks
 	$(GO) test -count=1 ./...
-	$(MAKE) check-ts check-schemas-ajv lint-openapi test-collections test-conformance test-conformance-ts test-mcp-conformance test-client-conformance test-run-oauth
+	$(MAKE) check-ts check-schemas-ajv lint-openapi test-collections test-conformance test-conformance-ts test-mcp-conformance test-client-conformance test-run-oauth test-browser
 
 .PHONY: test-conformance
 test-conformance: ## Run the ginkgo conformance suite against a freshly started local server
@@ -89,6 +89,10 @@ test-client-conformance: npm ## Run the official MCP conformance suite's client 
 .PHONY: test-run-oauth
 test-run-oauth: ## Start the server in OAuth mode beside the dev issuer and walk docs/oauth.md's curl flow
 	scripts/run-oauth.sh --check
+
+.PHONY: test-browser
+test-browser: npm ## Drive /mcp-docs in headless Chromium (Debian's chromium, playwright-core) against public and OAuth-mode servers
+	TRIDENT_BROWSER_TEST=1 $(GO) test -count=1 -run TestDocsPageInBrowser ./e2e/browser/
 
 .PHONY: conformance
 conformance: ## Run the conformance suite against ENDPOINT (default http://localhost:8080/mcp)

@@ -823,7 +823,6 @@ func (r *routeRecorder) hit(w http.ResponseWriter, op string) {
 	w.WriteHeader(http.StatusNoContent)
 }
 func (r *routeRecorder) ListTools(w http.ResponseWriter, _ *http.Request) { r.hit(w, "ListTools") }
-func (r *routeRecorder) GetDocs(w http.ResponseWriter, _ *http.Request) { r.hit(w, "GetDocs") }
 func (r *routeRecorder) GetCollectionIndex(w http.ResponseWriter, _ *http.Request) {
 	r.hit(w, "GetCollectionIndex")
 }
@@ -865,7 +864,6 @@ func TestGeneratedRoutes(t *testing.T) {
 		{"GET", "/samples/index.json", "GetSampleIndex"},
 		{"GET", "/samples/start_booking.error.json", "GetSample start_booking.error.json"},
 		{"GET", "/samples/errors/unauthorized.json", "GetErrorSample unauthorized.json"},
-		{"GET", "/mcp-docs", "GetDocs"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {

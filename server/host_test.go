@@ -15,6 +15,7 @@ import (
 
 	"github.com/tridenttaxis/trident-mcp/server"
 	"github.com/tridenttaxis/trident-mcp/server/auth"
+	"github.com/tridenttaxis/trident-mcp/server/docspage"
 	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
 	"github.com/tridenttaxis/trident-mcp/server/trident"
 )
@@ -24,11 +25,18 @@ import (
 // everything an endpoint package has to provide; the front door, metadata,
 // OAuth and metrics come from the host.
 func echoEndpoint() *mcphttp.Endpoint {
+	schema := json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`)
 	return &mcphttp.Endpoint{
 		Path:           "/mcp/echo",
 		Implementation: &mcp.Implementation{Name: "echo", Version: "0.0.1"},
+		Docs: func(m mcphttp.Mount) (docspage.Endpoint, error) {
+			return docspage.Endpoint{
+				ID: "echo", Title: "Echo", Path: "/mcp/echo", ResourceURL: m.ResourceURL, OAuth: m.OAuth, MetadataPath: m.MetadataPath,
+				Tools: []docspage.Tool{{Name: "echo", Input: schema, Output: json.RawMessage(`{}`)}},
+			}, nil
+		},
 		Tools: []mcphttp.Tool{{
-			Def: &mcp.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`)},
+			Def: &mcp.Tool{Name: "echo", InputSchema: schema},
 			Handler: func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				var in struct{ Text string }
 				json.Unmarshal(req.Params.Arguments, &in)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/tridenttaxis/trident-mcp/server/docspage"
 	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
 )
 
@@ -17,6 +18,8 @@ func (s *Server) routes() (http.Handler, error) {
 	mux := http.NewServeMux()
 	root := 0
 	seen := map[string]bool{}
+	var docs []docspage.Endpoint // what each endpoint says of itself on /mcp-docs
+	title := ""
 	for _, ep := range s.endpoints {
 		if seen[ep.Path] {
 			return nil, fmt.Errorf("server: two endpoints at %s", ep.Path)
@@ -27,9 +30,19 @@ func (s *Server) routes() (http.Handler, error) {
 				return nil, fmt.Errorf("server: endpoint %s sets RootMetadata, but another endpoint already has the root metadata document", ep.Path)
 			}
 		}
-		if err := s.mount(mux, ep); err != nil {
+		d, err := s.mount(mux, ep)
+		if err != nil {
 			return nil, err
 		}
+		if d != nil {
+			docs = append(docs, *d)
+			if title == "" && ep.Implementation != nil {
+				title = ep.Implementation.Title
+			}
+		}
+	}
+	if err := s.mountDocs(mux, title, docs); err != nil {
+		return nil, err
 	}
 	mux.HandleFunc("GET /healthz", s.serveHealthz)
 	mux.HandleFunc("GET /readyz", s.serveReadyz)
@@ -158,5 +171,32 @@ func (s *Server) readyErr() error {
 			}
 		}
 	}
+	return nil
+}
+
+// DocsPath is where the host serves the documentation page of the
+// endpoints it mounts, one section and one Try-it console each.
+const DocsPath = "/mcp-docs"
+
+// mountDocs serves the documentation page of the endpoints that describe
+// themselves (none: no page).
+func (s *Server) mountDocs(mux *http.ServeMux, title string, endpoints []docspage.Endpoint) error {
+	if len(endpoints) == 0 {
+		return nil
+	}
+	if title == "" {
+		title = "MCP endpoints"
+	}
+	h, err := docspage.New(docspage.Page{
+		Title: title, Path: DocsPath, PublicBaseURL: s.opts.PublicBaseURL, Endpoints: endpoints,
+		Links: []docspage.Link{
+			{Title: "/healthz (liveness)", URL: "/healthz"}, {Title: "/readyz (readiness)", URL: "/readyz"},
+			{Title: "/metrics (Prometheus)", URL: "/metrics"},
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("server: %w", err)
+	}
+	h.Register(mux)
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/tridenttaxis/trident-mcp/server/auth"
+	"github.com/tridenttaxis/trident-mcp/server/docspage"
 	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
 	"github.com/tridenttaxis/trident-mcp/server/metrics"
 )
@@ -67,13 +68,14 @@ func New(opts *Options, endpoints ...*mcphttp.Endpoint) (*Server, error) {
 
 // mount resolves ep's resource URL and metadata path, starts its verifier
 // in OAuth mode, and registers its front door, metadata and routes on mux.
-func (s *Server) mount(mux *http.ServeMux, ep *mcphttp.Endpoint) error {
+// It returns what the endpoint says of itself for the docs page, or nil.
+func (s *Server) mount(mux *http.ServeMux, ep *mcphttp.Endpoint) (*docspage.Endpoint, error) {
 	m := mcphttp.Mount{PublicBaseURL: s.opts.PublicBaseURL, ResourceURL: ep.ResourceURL}
 	if m.ResourceURL == "" {
 		m.ResourceURL = s.opts.PublicBaseURL + ep.Path
 	}
 	if err := checkURL("the resource URL of "+ep.Path, m.ResourceURL); err != nil {
-		return err
+		return nil, err
 	}
 	// RFC 9728 section 3.1: the metadata of the resource at /a/b lives at
 	// /.well-known/oauth-protected-resource/a/b. The endpoint with
@@ -103,7 +105,7 @@ func (s *Server) mount(mux *http.ServeMux, ep *mcphttp.Endpoint) error {
 		}
 		var err error
 		if v, err = auth.NewVerifier(cfg); err != nil {
-			return err
+			return nil, err
 		}
 		s.verifiers = append(s.verifiers, v)
 		meta = v.MetadataConfig()
@@ -119,7 +121,7 @@ func (s *Server) mount(mux *http.ServeMux, ep *mcphttp.Endpoint) error {
 		Verifier:        v,
 	}, s.opts.Now)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	mux.Handle(ep.Path, h)
 	metaHandler := auth.ProtectedResourceMetadataHandler(meta)
@@ -128,10 +130,17 @@ func (s *Server) mount(mux *http.ServeMux, ep *mcphttp.Endpoint) error {
 	}
 	if ep.Routes != nil {
 		if err := ep.Routes(m, mux); err != nil {
-			return fmt.Errorf("server: routes of %s: %w", ep.Path, err)
+			return nil, fmt.Errorf("server: routes of %s: %w", ep.Path, err)
 		}
 	}
-	return nil
+	if ep.Docs == nil {
+		return nil, nil
+	}
+	d, err := ep.Docs(m)
+	if err != nil {
+		return nil, fmt.Errorf("server: docs of %s: %w", ep.Path, err)
+	}
+	return &d, nil
 }
 
 // Handler returns the host's HTTP handler: every endpoint and everything

@@ -6,6 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tridenttaxis/trident-mcp/server/docspage"
 	"github.com/tridenttaxis/trident-mcp/server/ratelimit"
 )
 
@@ -46,6 +47,12 @@ type Endpoint struct {
 	// RateLimit caps calls of the endpoint's tools per client; tools
 	// without a rule are not limited. Zero (nil): no limit.
 	RateLimit *ratelimit.Policy
+
+	// Docs describes the endpoint for the host's documentation page
+	// (/mcp-docs, one section and one Try-it console per endpoint), given
+	// where it is mounted. The host calls it once, at mount. Zero: the page
+	// leaves the endpoint out.
+	Docs func(m Mount) (docspage.Endpoint, error)
 
 	// Routes registers the endpoint's plain HTTP routes (catalogues,
 	// documents) on the host's mux, once, when the host mounts it. The

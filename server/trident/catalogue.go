@@ -17,28 +17,27 @@ import (
 	"github.com/tridenttaxis/trident-mcp/gen/trident/ts"
 )
 
-// catalogue serves the endpoint's plain HTTP surface (the catalogue, the
-// schema and sample downloads, the documentation page) as
+// catalogue serves the endpoint's plain HTTP surface (the catalogue and the
+// schema and sample downloads; the documentation page is the host's) as
 // contracts/openapi.yaml describes it: the routes, their path parameters
 // and the operations are oapi-codegen's strict server (gen/trident/api),
 // and this type answers each operation.
 type catalogue struct {
 	toolList []byte // /.mcp/list-tools, what tools/list returns
-	docs     []byte // /mcp-docs, rendered once at mount
 }
 
 var _ api.StrictServerInterface = (*catalogue)(nil)
 
 // newCatalogue builds the surface's documents once, from the tools/list
-// definitions and the rendered documentation page.
-func newCatalogue(tools []*mcp.Tool, docs []byte) (*catalogue, error) {
+// definitions.
+func newCatalogue(tools []*mcp.Tool) (*catalogue, error) {
 	b, err := json.MarshalIndent(struct {
 		Tools []*mcp.Tool `json:"tools"`
 	}{tools}, "", "  ")
 	if err != nil {
 		return nil, err
 	}
-	return &catalogue{toolList: append(b, '\n'), docs: docs}, nil
+	return &catalogue{toolList: append(b, '\n')}, nil
 }
 
 // mount registers the generated routes on mux, and the bare folder paths
@@ -58,11 +57,6 @@ func (c *catalogue) mount(mux *http.ServeMux) {
 // specification's troubleshooting table fetches it at start-up).
 func (c *catalogue) ListTools(context.Context, api.ListToolsRequestObject) (api.ListToolsResponseObject, error) {
 	return document{"application/json", c.toolList}, nil
-}
-
-// GetDocs answers GET /mcp-docs.
-func (c *catalogue) GetDocs(context.Context, api.GetDocsRequestObject) (api.GetDocsResponseObject, error) {
-	return document{"text/html; charset=utf-8", c.docs}, nil
 }
 
 // GetSchemaIndex answers GET /mcp-schemas/index.json, the bundle index.
@@ -138,7 +132,6 @@ func file(fsys fs.FS, name string) reply {
 // document.
 type reply interface {
 	api.ListToolsResponseObject
-	api.GetDocsResponseObject
 	api.GetSchemaIndexResponseObject
 	api.GetToolTypesResponseObject
 	api.GetToolSchemaResponseObject
@@ -177,7 +170,6 @@ func (notFound) write(w http.ResponseWriter) error {
 
 // The generated response interfaces, one per operation.
 func (r document) VisitListToolsResponse(w http.ResponseWriter) error          { return r.write(w) }
-func (r document) VisitGetDocsResponse(w http.ResponseWriter) error            { return r.write(w) }
 func (r document) VisitGetSchemaIndexResponse(w http.ResponseWriter) error     { return r.write(w) }
 func (r document) VisitGetToolTypesResponse(w http.ResponseWriter) error       { return r.write(w) }
 func (r document) VisitGetToolSchemaResponse(w http.ResponseWriter) error      { return r.write(w) }
@@ -188,7 +180,6 @@ func (r document) VisitGetSampleResponse(w http.ResponseWriter) error          {
 func (r document) VisitGetErrorSampleResponse(w http.ResponseWriter) error     { return r.write(w) }
 
 func (r notFound) VisitListToolsResponse(w http.ResponseWriter) error          { return r.write(w) }
-func (r notFound) VisitGetDocsResponse(w http.ResponseWriter) error            { return r.write(w) }
 func (r notFound) VisitGetSchemaIndexResponse(w http.ResponseWriter) error     { return r.write(w) }
 func (r notFound) VisitGetToolTypesResponse(w http.ResponseWriter) error       { return r.write(w) }
 func (r notFound) VisitGetToolSchemaResponse(w http.ResponseWriter) error      { return r.write(w) }

@@ -1,7 +1,8 @@
 // Package trident is the Trident Taxis MCP endpoint at /mcp: the tools
 // estimate_fare, get_service_info and start_booking over the fare tariff,
 // geocoder and router, and the plain HTTP surface around them
-// (/.mcp/list-tools, /mcp-schemas/..., /samples/..., /mcp-docs). Its tool
+// (/.mcp/list-tools, /mcp-schemas/..., /samples/...), and its section of
+// the host's /mcp-docs (server/docspage). Its tool
 // schemas, samples and tariff come from its contracts, so tools/list serves
 // the contract's schemas unchanged and a contract change changes
 // validation.

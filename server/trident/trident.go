@@ -59,6 +59,7 @@ func New(opts *Options) (*mcphttp.Endpoint, error) {
 			Title:   "Trident Taxis MCP tools",
 			Version: e.manifest.Server.Version,
 		},
+		Docs:   e.docs,
 		Routes: e.routes,
 	}
 	for _, t := range e.toolDefs {
@@ -119,15 +120,11 @@ func (e *endpoint) buildTools(handlers map[string]mcp.ToolHandler) error {
 	return nil
 }
 
-// routes registers the endpoint's plain HTTP surface: the catalogue, the
-// schema and sample downloads and the documentation page, through the
-// strict server generated from contracts/openapi.yaml.
-func (e *endpoint) routes(m mcphttp.Mount, mux *http.ServeMux) error {
-	docs, err := e.renderDocs(m)
-	if err != nil {
-		return err
-	}
-	c, err := newCatalogue(e.toolDefs, docs)
+// routes registers the endpoint's plain HTTP surface: the catalogue and the
+// schema and sample downloads, through the strict server generated from
+// contracts/openapi.yaml. (Its part of /mcp-docs is [endpoint.docs].)
+func (e *endpoint) routes(_ mcphttp.Mount, mux *http.ServeMux) error {
+	c, err := newCatalogue(e.toolDefs)
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
 
@@ -1915,9 +1914,6 @@ type ServerInterface interface {
 	// ListTools The tool catalogue (tools/list over plain GET)
 	// (GET /.mcp/list-tools)
 	ListTools(w http.ResponseWriter, r *http.Request)
-	// GetDocs Human documentation of the MCP endpoint
-	// (GET /mcp-docs)
-	GetDocs(w http.ResponseWriter, r *http.Request)
 	// GetCollectionIndex Manifest of the API client collections
 	// (GET /mcp-schemas/collections/index.json)
 	GetCollectionIndex(w http.ResponseWriter, r *http.Request)
@@ -1958,20 +1954,6 @@ func (siw *ServerInterfaceWrapper) ListTools(w http.ResponseWriter, r *http.Requ
 
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		siw.Handler.ListTools(w, r)
-	}))
-
-	for _, middleware := range siw.HandlerMiddlewares {
-		handler = middleware(handler)
-	}
-
-	handler.ServeHTTP(w, r)
-}
-
-// GetDocs operation middleware
-func (siw *ServerInterfaceWrapper) GetDocs(w http.ResponseWriter, r *http.Request) {
-
-	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		siw.Handler.GetDocs(w, r)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -2270,7 +2252,6 @@ func HandlerWithOptions(si ServerInterface, options StdHTTPServerOptions) http.H
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/samples/index.json", wrapper.GetSampleIndex)
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/samples/{sampleFile}", wrapper.GetSample)
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/samples/errors/{sampleFile}", wrapper.GetErrorSample)
-	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/mcp-docs", wrapper.GetDocs)
 
 	return m
 }
@@ -2301,44 +2282,6 @@ func (response ListTools200JSONResponse) VisitListToolsResponse(w http.ResponseW
 type ListTools404TextResponse NotFoundTextResponse
 
 func (response ListTools404TextResponse) VisitListToolsResponse(w http.ResponseWriter) error {
-
-	w.Header().Set("Content-Type", "text/plain")
-	w.WriteHeader(404)
-
-	_, err := w.Write([]byte(fmt.Sprint(response)))
-	return err
-}
-
-type GetDocsRequestObject struct {
-}
-
-type GetDocsResponseObject interface {
-	VisitGetDocsResponse(w http.ResponseWriter) error
-}
-
-type GetDocs200TexthtmlResponse struct {
-	Body          io.Reader
-	ContentLength int64
-}
-
-func (response GetDocs200TexthtmlResponse) VisitGetDocsResponse(w http.ResponseWriter) error {
-
-	w.Header().Set("Content-Type", "text/html")
-	if response.ContentLength != 0 {
-		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
-	}
-	w.WriteHeader(200)
-
-	if closer, ok := response.Body.(io.ReadCloser); ok {
-		defer closer.Close()
-	}
-	_, err := io.Copy(w, response.Body)
-	return err
-}
-
-type GetDocs404TextResponse NotFoundTextResponse
-
-func (response GetDocs404TextResponse) VisitGetDocsResponse(w http.ResponseWriter) error {
 
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(404)
@@ -2623,9 +2566,6 @@ type StrictServerInterface interface {
 	// ListTools The tool catalogue (tools/list over plain GET)
 	// (GET /.mcp/list-tools)
 	ListTools(ctx context.Context, request ListToolsRequestObject) (ListToolsResponseObject, error)
-	// GetDocs Human documentation of the MCP endpoint
-	// (GET /mcp-docs)
-	GetDocs(ctx context.Context, request GetDocsRequestObject) (GetDocsResponseObject, error)
 	// GetCollectionIndex Manifest of the API client collections
 	// (GET /mcp-schemas/collections/index.json)
 	GetCollectionIndex(ctx context.Context, request GetCollectionIndexRequestObject) (GetCollectionIndexResponseObject, error)
@@ -2708,30 +2648,6 @@ func (sh *strictHandler) ListTools(w http.ResponseWriter, r *http.Request) {
 		sh.options.ResponseErrorHandlerFunc(w, r, err)
 	} else if validResponse, ok := response.(ListToolsResponseObject); ok {
 		if err := validResponse.VisitListToolsResponse(w); err != nil {
-			sh.options.ResponseErrorHandlerFunc(w, r, err)
-		}
-	} else if response != nil {
-		sh.options.ResponseErrorHandlerFunc(w, r, fmt.Errorf("unexpected response type: %T", response))
-	}
-}
-
-// GetDocs operation middleware
-func (sh *strictHandler) GetDocs(w http.ResponseWriter, r *http.Request) {
-	var request GetDocsRequestObject
-
-	handler := func(ctx context.Context, w http.ResponseWriter, r *http.Request, request interface{}) (interface{}, error) {
-		return sh.ssi.GetDocs(ctx, request.(GetDocsRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetDocs")
-	}
-
-	response, err := handler(r.Context(), w, r, request)
-
-	if err != nil {
-		sh.options.ResponseErrorHandlerFunc(w, r, err)
-	} else if validResponse, ok := response.(GetDocsResponseObject); ok {
-		if err := validResponse.VisitGetDocsResponse(w); err != nil {
 			sh.options.ResponseErrorHandlerFunc(w, r, err)
 		}
 	} else if response != nil {
