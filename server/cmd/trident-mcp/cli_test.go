@@ -2,8 +2,11 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"flag"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -111,11 +114,42 @@ func TestHelpExitsZeroAndSaysEverything(t *testing.T) {
 	}
 }
 
+// helpText is -h's text, as run prints it.
+func helpText(t *testing.T) string {
+	t.Helper()
+	var stdout bytes.Buffer
+	if err := run(context.Background(), []string{"-h"}, env(nil), &stdout, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	return stdout.String()
+}
+
+// TestHelpListsEveryFlag: every flag the binary defines, setting or not,
+// is in -h.
+func TestHelpListsEveryFlag(t *testing.T) {
+	_, err := parseConfig([]string{"-h"}, env(nil))
+	var h helpRequest
+	if !errors.As(err, &h) {
+		t.Fatalf("parseConfig(-h) = %v, want a help request", err)
+	}
+	text := helpText(t)
+	n := 0
+	h.fs.VisitAll(func(f *flag.Flag) {
+		n++
+		if !strings.Contains(text, "\n  -"+f.Name+" ") && !strings.Contains(text, "\n  -"+f.Name+"\n") {
+			t.Errorf("-h does not list -%s", f.Name)
+		}
+	})
+	if n <= len(vars) {
+		t.Errorf("%d flags, want one per setting and -version", n)
+	}
+}
+
 // TestUsageExamplesParse: each example of -h is a command line the binary
 // accepts, with its environment.
 func TestUsageExamplesParse(t *testing.T) {
 	var buf bytes.Buffer
-	usage(&buf, func(string) string { return "" })
+	buf.WriteString(helpText(t))
 	_, examples, _ := strings.Cut(buf.String(), "Examples:\n")
 	n := 0
 	for _, para := range strings.Split(examples, "\n\n") {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"strconv"
 	"time"
@@ -97,3 +98,9 @@ func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
 func usageErrorf(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// helpRequest is -h: the flag set it came from, for usage to list.
+type helpRequest struct{ fs *flag.FlagSet }
+
+func (helpRequest) Error() string { return flag.ErrHelp.Error() }
+func (helpRequest) Unwrap() error { return flag.ErrHelp }

@@ -100,7 +100,7 @@ var vars = []struct{ env, def, help string }{
 func flagName(env string) string { return strings.ReplaceAll(strings.ToLower(env), "_", "-") }
 
 // parseConfig reads the environment through getenv, then the flags in args.
-// It returns flag.ErrHelp for -h, and a usageError for a mistake on the
+// It returns a helpRequest for -h, and a usageError for a mistake on the
 // command line; -version returns a config that says only that.
 func parseConfig(args []string, getenv func(string) string) (*config, error) {
 	fs := flag.NewFlagSet("trident-mcp", flag.ContinueOnError)
@@ -119,7 +119,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 	version := fs.Bool("version", false, "print the version and the MCP protocol revisions, and exit")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
+			return nil, helpRequest{fs}
 		}
 		return nil, usageError{err}
 	}
@@ -190,9 +190,10 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	c, err := parseConfig(args, getenv)
+	var help helpRequest
 	switch {
-	case errors.Is(err, flag.ErrHelp):
-		usage(stdout, getenv)
+	case errors.As(err, &help):
+		usage(stdout, help.fs, getenv)
 		return nil
 	case err != nil:
 		return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"runtime"
@@ -26,10 +27,10 @@ var endpoints = [][2]string{
 	{"GET  /metrics", "Prometheus metrics"},
 }
 
-// usage writes -h: what the server is, its endpoints, every flag with its
-// type, default and environment variable (and the variable's value when it
-// is set), and two examples.
-func usage(w io.Writer, getenv func(string) string) {
+// usage writes -h: what the server is, its endpoints, every flag of fs with
+// its type and default (a setting's environment variable too, and the
+// variable's value when it is set), and two examples.
+func usage(w io.Writer, fs *flag.FlagSet, getenv func(string) string) {
 	fmt.Fprintf(w, `trident-mcp serves the Trident Taxis MCP tools over MCP Streamable HTTP:
   %s
 Fares follow the Argyll & Bute tariff; bookings are prefilled links the passenger
@@ -62,9 +63,22 @@ Flags (each also read from the environment variable it names; a flag wins):
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprint(w, `  -version
-    	print the version and the MCP protocol revisions, and exit
-  -h, -help
+	// Flags that are no setting (-version), in name order.
+	fs.VisitAll(func(f *flag.Flag) {
+		if _, isSetting := f.Value.(*setting); isSetting {
+			return
+		}
+		typ, help := flag.UnquoteUsage(f)
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			typ = "" // given alone, as -version
+		}
+		fmt.Fprintf(w, "  -%s", f.Name)
+		if typ != "" {
+			fmt.Fprintf(w, " %s", typ)
+		}
+		fmt.Fprintf(w, "\n    \t%s\n", help)
+	})
+	fmt.Fprint(w, `  -h, -help
     	print this help, and exit
 
 Examples:
