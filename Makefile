@@ -110,19 +110,9 @@ check-schemas-ajv: npm ## Compile every JSON Schema with ajv (strict Draft 2020-
 lint-openapi: npm ## Lint the OpenAPI contract with redocly
 	$(NODE) node_modules/.bin/redocly lint --config contracts/redocly.yaml contracts/openapi.yaml
 
-# newman waits for ever by default; these bound a request and the whole run.
-NEWMAN := $(NODE) node_modules/.bin/newman run collections/trident.postman_collection.json \
-	  --timeout-request 10000 --timeout 120000 --reporters cli --color off
-
-# The second run sends the OAuth folder's anonymous call to a server in OAuth
-# mode, which must answer the seed's 401; refusing a request that has no
-# token needs no issuer, so none is started.
 .PHONY: test-collections
-test-collections: npm ## Run the Postman collection with newman and the Insomnia export's requests against local servers (public and OAuth mode)
-	scripts/with-server.sh -- bash -c '$(NEWMAN) --env-var "mcpEndpoint=$$MCP_ENDPOINT" --folder Tools --folder Examples \
-	  && $(NODE) tools/js/check-collections.mjs'
-	scripts/with-server.sh MCP_REQUIRE_OAUTH=true OAUTH_ISSUER=http://127.0.0.1:9/auth/v1 -- \
-	  bash -c '$(NEWMAN) --env-var "mcpEndpoint=$$MCP_ENDPOINT" --folder "OAuth mode"'
+test-collections: npm ## Run the whole Postman collection with newman against a public and an OAuth-mode server (with a token), and the Insomnia export's requests
+	scripts/test-collections.sh
 
 .PHONY: bench
 bench: ## Go benchmarks, then a load run of estimate_fare beside a bare net/http baseline on loopback

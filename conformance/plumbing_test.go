@@ -223,7 +223,7 @@ func TestSchemaMeaningIgnoresWordingOnly(t *testing.T) {
 	// The same schema in other words: no $id or descriptions, $refs
 	// inlined, enums reordered.
 	reworded := []byte(`{"type":"object","additionalProperties":false,
-	  "required":["quote","bookingUrl","confirmed","requiresPassengerAction","prefilled"],
+	  "required":["quote","bookingUrl","confirmed","requiresPassengerAction"],
 	  "properties":{
 	    "bookingUrl":{"type":"string","format":"uri","description":"Open this."},
 	    "confirmed":{"type":"boolean","const":false},
@@ -247,6 +247,7 @@ func TestSchemaMeaningIgnoresWordingOnly(t *testing.T) {
 	  "required":["quote"`, `{"type":"object",
 	  "required":["quote"`},
 		"a field no longer required": {`"departAt","meetAndGreet"]`, `"departAt"]`},
+		"a field newly required":     {`"requiresPassengerAction"],`, `"requiresPassengerAction","prefilled"],`},
 	} {
 		changed := strings.Replace(string(reworded), change[0], change[1], 1)
 		if changed == string(reworded) {

@@ -787,6 +787,21 @@ func TestOpenAPICatalogueDocuments(t *testing.T) {
 			"bearer_methods_supported": []any{"header"},
 			"resource_documentation":   "http://localhost:8080/mcp-docs",
 		})
+		check(t, "ProtectedResourceMetadata", map[string]any{
+			"resource":                 "http://localhost:8080/mcp",
+			"authorization_servers":    []any{},
+			"bearer_methods_supported": []any{"header"},
+			"resource_documentation":   "http://localhost:8080/mcp-docs",
+			"authorization_required":   false,
+		})
+		// Public mode without the bearer methods is what the specification
+		// does not show, and the schema refuses it.
+		if err := o.schema("/components/schemas/ProtectedResourceMetadata").Validate(map[string]any{
+			"resource": "http://localhost:8080/mcp", "authorization_servers": []any{},
+			"bearer_methods_supported": []any{}, "authorization_required": false,
+		}); err == nil {
+			t.Error("ProtectedResourceMetadata accepts bearer_methods_supported: []")
+		}
 	})
 }
 

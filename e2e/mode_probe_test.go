@@ -29,7 +29,7 @@ func TestModeProbe(t *testing.T) {
 		{"public", public, map[string]any{
 			"resource":                 public.Endpoint,
 			"authorization_servers":    []any{},
-			"bearer_methods_supported": []any{},
+			"bearer_methods_supported": []any{"header"},
 			"resource_documentation":   public.Base + "/mcp-docs",
 			"authorization_required":   false,
 		}, false},

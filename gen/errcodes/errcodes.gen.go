@@ -119,7 +119,7 @@ var Catalogue = []Entry{
 		HTTPStatus:  406,
 		Tools:       []string{"estimate_fare", "get_service_info", "start_booking"},
 		Meaning:     "The request omitted 'Accept: application/json, text/event-stream'.",
-		Remedy:      "Send both media types in Accept on every MCP Streamable HTTP call.",
+		Remedy:      "Send both media types in Accept on every MCP Streamable HTTP call, by name: a wildcard (*/*, which curl and fetch send when Accept is left out; application/*; text/*) names neither.",
 		Retryable:   false,
 		Signal:      "",
 		Message:     "Not Acceptable: Client must accept both application/json and text/event-stream",

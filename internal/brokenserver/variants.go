@@ -50,6 +50,16 @@ func Variants() []Variant {
 			},
 		},
 		{
+			Name: "wildcard-accept-admits", Defect: "takes a wildcard Accept (*/*, what curl and fetch send by default) as naming both reply types",
+			MustFail: []string{"NOT_ACCEPTABLE"},
+			Request: func(ex *Exchange, _ Options) bool {
+				if a := ex.Request.Header.Get("Accept"); strings.Contains(a, "*") {
+					ex.Request.Header.Set("Accept", "application/json, text/event-stream")
+				}
+				return false
+			},
+		},
+		{
 			Name: "unknown-tool-as-invalid-params", Defect: "answers an unknown tool with -32602 instead of -32601",
 			MustFail: []string{"METHOD_NOT_FOUND", "get_service_info.error.json"},
 			Response: func(ex *Exchange, _ Options) {
@@ -179,6 +189,20 @@ func Variants() []Variant {
 						if p, ok := props["pickup"].(map[string]any); ok {
 							p["maxLength"] = 300
 						}
+					}
+				})
+			},
+		},
+		{
+			Name: "list-tools-stale", Defect: "serves a /.mcp/list-tools catalogue that lacks the last tool of tools/list",
+			MustFail: []string{"list-tools"},
+			Response: func(ex *Exchange, _ Options) {
+				if ex.Request.URL.Path != "/.mcp/list-tools" {
+					return
+				}
+				ex.editMessages(func(m map[string]any) {
+					if tools, _ := m["tools"].([]any); len(tools) > 0 {
+						m["tools"] = tools[:len(tools)-1]
 					}
 				})
 			},
@@ -424,6 +448,23 @@ func Variants() []Variant {
 					ex.Request.Header.Set("Authorization", "Bearer "+opts.ValidToken)
 				}
 				return false
+			},
+		},
+		{
+			Name: "issuer-with-trailing-slash", Defect: "advertises its authorization server with a trailing slash, which is not the issuer's identifier (RFC 8414 section 3.3)", OAuth: true,
+			MustFail: []string{"RFC 8414"},
+			Response: func(ex *Exchange, _ Options) {
+				if !strings.HasPrefix(ex.Request.URL.Path, "/.well-known/oauth-protected-resource") {
+					return
+				}
+				ex.editMessages(func(m map[string]any) {
+					servers, _ := m["authorization_servers"].([]any)
+					for i, s := range servers {
+						if str, ok := s.(string); ok {
+							servers[i] = str + "/"
+						}
+					}
+				})
 			},
 		},
 		{

@@ -18,7 +18,7 @@ func ExampleProtectedResourceMetadataHandler() {
 	h.ServeHTTP(rec, httptest.NewRequest("GET", auth.MetadataPath+"/mcp", nil))
 	fmt.Println(rec.Body)
 	// Output:
-	// {"resource":"https://tridenttaxis.online/mcp","authorization_servers":[],"bearer_methods_supported":[],"resource_documentation":"https://tridenttaxis.online/mcp-docs","authorization_required":false}
+	// {"resource":"https://tridenttaxis.online/mcp","authorization_servers":[],"bearer_methods_supported":["header"],"resource_documentation":"https://tridenttaxis.online/mcp-docs","authorization_required":false}
 }
 
 // Every refusal, whatever its reason, is this one answer.

@@ -63,11 +63,13 @@ type metadataDoc struct {
 //	 "bearer_methods_supported":["header"],"resource_documentation":"<...>/mcp-docs"}
 //
 // Public mode says plainly that nothing is needed, so one probe settles the
-// mode: no authorization servers, no bearer methods (RFC 9728 defines [] as
-// "no bearer methods supported"), and authorization_required false:
+// mode: no authorization servers and authorization_required false. The
+// bearer methods stay ["header"], as the specification shows the document:
+// they say where a token would go (the Authorization header, never the
+// query or the body), which holds in either mode:
 //
 //	{"resource":"<ResourceURL>","authorization_servers":[],
-//	 "bearer_methods_supported":[],"resource_documentation":"<...>/mcp-docs",
+//	 "bearer_methods_supported":["header"],"resource_documentation":"<...>/mcp-docs",
 //	 "authorization_required":false}
 //
 // Any origin may GET it (it is public by design); OPTIONS answers the CORS
@@ -79,19 +81,18 @@ func ProtectedResourceMetadataHandler(cfg MetadataConfig) http.Handler {
 		panic("auth: MetadataConfig.ResourceURL is required")
 	}
 	doc := metadataDoc{
-		Resource:              cfg.ResourceURL,
-		ResourceDocumentation: cfg.ResourceDocumentation,
+		Resource:               cfg.ResourceURL,
+		BearerMethodsSupported: []string{"header"},
+		ResourceDocumentation:  cfg.ResourceDocumentation,
 	}
 	if cfg.RequireOAuth {
 		if cfg.Issuer == "" {
 			panic("auth: MetadataConfig.Issuer is required when RequireOAuth is set")
 		}
 		doc.AuthorizationServers = []string{cfg.Issuer}
-		doc.BearerMethodsSupported = []string{"header"}
 	} else {
 		no := false
 		doc.AuthorizationServers = []string{}
-		doc.BearerMethodsSupported = []string{}
 		doc.AuthorizationRequired = &no
 	}
 	body, err := json.Marshal(doc)

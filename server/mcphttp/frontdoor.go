@@ -300,23 +300,44 @@ func jsonKind(raw json.RawMessage) string {
 	return "number"
 }
 
-// accepts reports whether the Accept values admit JSON and SSE replies,
-// wildcards included, as the go-sdk reads them.
+// accepts reports whether the Accept values name both reply types. Only
+// the types themselves count: the specification answers a call without
+// Accept with 406, and curl and fetch send */* when the caller sets none,
+// so a wildcard (*/*, application/*, text/*) admits neither. A type given
+// q=0 is one the client refuses (RFC 9110 section 12.4.2), so it does not
+// count either.
 func accepts(values []string) (jsonOK, sseOK bool) {
 	for _, v := range values {
-		for _, part := range strings.Split(v, ",") {
-			base, _, _ := strings.Cut(part, ";")
-			switch strings.ToLower(strings.TrimSpace(base)) {
-			case "application/json", "application/*":
+		for v != "" {
+			var part string
+			part, v, _ = strings.Cut(v, ",")
+			base, params, _ := strings.Cut(part, ";")
+			if refusedByQ(params) {
+				continue
+			}
+			switch base = strings.TrimSpace(base); {
+			case strings.EqualFold(base, "application/json"):
 				jsonOK = true
-			case "text/event-stream", "text/*":
+			case strings.EqualFold(base, "text/event-stream"):
 				sseOK = true
-			case "*/*":
-				jsonOK, sseOK = true, true
 			}
 		}
 	}
 	return jsonOK, sseOK
+}
+
+// refusedByQ reports whether the parameters of one media range carry a
+// quality of zero ("q=0", "q=0.000").
+func refusedByQ(params string) bool {
+	for params != "" {
+		var p string
+		p, params, _ = strings.Cut(params, ";")
+		if k, val, ok := strings.Cut(p, "="); ok && strings.EqualFold(strings.TrimSpace(k), "q") {
+			q, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
+			return err == nil && q == 0
+		}
+	}
+	return false
 }
 
 // admit applies the optional rate limiter to one tools/call, answering 429

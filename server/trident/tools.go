@@ -287,7 +287,7 @@ func (t *tools) startBooking(ctx context.Context, req *mcp.CallToolRequest) (*mc
 			VehicleType:     mcptypes.QuoteVehicleType(vehicle),
 			TariffVersion:   p.quote.TariffVersion,
 		},
-		Prefilled: mcptypes.Prefilled{
+		Prefilled: &mcptypes.Prefilled{
 			Pickup:       in.Pickup,
 			Dropoff:      in.Dropoff,
 			VehicleType:  mcptypes.PrefilledVehicleType(vehicle),

@@ -48,7 +48,20 @@ pm.forEachItem((item) => pmItems.push(item));
 const rawRequests = (items) => items.reduce((n, it) => n + (it.item ? rawRequests(it.item) : it.request ? 1 : 0), 0);
 check(pmItems.length === rawRequests(pmRaw.item), `postman: the SDK loads ${pmItems.length} of ${rawRequests(pmRaw.item)} requests`);
 check(pmItems.length >= 3, `postman: only ${pmItems.length} requests`);
-for (const item of pmItems) {
+// The OAuth folder opens with the mode probe: a GET of the protected-resource
+// metadata whose answer lets the folder skip itself against a public server.
+const probeName = "Read the protected-resource metadata";
+const probes = pmItems.filter((item) => item.name === probeName);
+check(probes.length === 1 && probes[0].parent()?.name === "OAuth mode" && probes[0].parent().items.idx(0) === probes[0],
+  `postman: want '${probeName}' once, first in the OAuth mode folder`);
+for (const item of probes) {
+  check(item.request.method === "GET" && item.request.url.toString() === "{{resourceMetadataUrl}}", `postman probe: ${item.request.method} ${item.request.url.toString()}`);
+  const pre = item.events.listeners("prerequest").map((l) => l.script.exec.join("\n")).join("\n");
+  check(pre.includes("mcpEndpoint") && pre.includes("/.well-known/oauth-protected-resource"), "postman probe: its pre-request script must derive the metadata URL from mcpEndpoint");
+  const test = item.events.listeners("test").map((l) => l.script.exec.join("\n")).join("\n");
+  check(test.includes('pm.variables.set("serverMode"'), "postman probe: its test script must record the mode");
+}
+for (const item of pmItems.filter((it) => it.name !== probeName)) {
   const req = item.request;
   const folder = item.parent()?.name;
   const where = `postman '${folder}/${item.name}'`;
@@ -61,11 +74,16 @@ for (const item of pmItems) {
   check(h["Accept"]?.value === accept && !h["Accept"]?.disabled, `${where}: Accept ${h["Accept"]?.value}`);
   check(h["MCP-Protocol-Version"]?.value === "2025-06-18", `${where}: MCP-Protocol-Version`);
   check(h["Authorization"]?.value === "Bearer {{accessToken}}", `${where}: Authorization header missing`);
-  // Public mode must not send it; the OAuth-only samples need it.
-  check(Boolean(h["Authorization"]?.disabled) === (folder !== "OAuth mode"), `${where}: Authorization disabled=${h["Authorization"]?.disabled}`);
+  // Public mode must not send it: disabled everywhere, and the pre-request
+  // script sends accessToken when one is set (never on the anonymous 401 call).
+  check(Boolean(h["Authorization"]?.disabled), `${where}: Authorization disabled=${h["Authorization"]?.disabled}`);
   try { JSON.parse(req.body.raw); } catch (e) { fail(`${where}: body is not JSON`); }
   const tests = item.events.listeners("test");
   check(tests.length === 1 && tests[0].script.exec.length > 10, `${where}: no test script`);
+  const pre = item.events.listeners("prerequest").map((l) => l.script.exec.join("\n")).join("\n");
+  const anonymous = item.name === "errors/unauthorized";
+  check(pre.includes('pm.variables.get("accessToken")') !== anonymous, `${where}: the pre-request script ${anonymous ? "must not send" : "must send"} accessToken`);
+  check(pre.includes("pm.execution.skipRequest()") === (folder === "OAuth mode"), `${where}: only the OAuth mode folder skips itself against a public server`);
 }
 const vars = Object.fromEntries(pm.variables.all().map((v) => [v.key, v.value]));
 check(vars.mcpEndpoint === "https://tridenttaxis.online/mcp", "postman: mcpEndpoint default");
@@ -88,10 +106,11 @@ const requests = resources.filter((r) => r._type === "request");
 for (const r of requests) {
   const auth = r.headers.find((h) => h.name === "Authorization");
   const folder = byId.get(r.parentId)?.name;
-  check(auth?.value === "Bearer {{ _.accessToken }}" && Boolean(auth.disabled) === (folder !== "OAuth mode"),
+  check(auth?.value === "Bearer {{ _.accessToken }}" && Boolean(auth.disabled),
     `insomnia '${folder}/${r.name}': Authorization header ${JSON.stringify(auth)}`);
 }
-check(requests.length === pmItems.length, `insomnia has ${requests.length} requests, postman ${pmItems.length}`);
+// Insomnia runs no scripts, so it has no mode probe; every tools/call is in both.
+check(requests.length === pmItems.length - probes.length, `insomnia has ${requests.length} requests, postman ${pmItems.length - probes.length} tools/call requests`);
 // The Postman file goes through Insomnia's own Postman importer too.
 const viaPostman = await importers.convert(JSON.stringify(pmRaw));
 check(viaPostman.type.id === "postman", `insomnia reads the postman file as ${viaPostman.type.id}`);

@@ -1,7 +1,8 @@
 // Compiles every JSON Schema of one endpoint's contracts (contracts/<folder>/)
 // with ajv in strict Draft 2020-12
 // mode, as a second opinion beside the Go validator, and validates each
-// sample's arguments and structuredContent against its tool's schemas, the
+// sample's and each Tools-section example's arguments and structuredContent
+// against its tool's schemas, the
 // tariff and the error catalogue against theirs.
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join, dirname } from "node:path";
@@ -85,5 +86,20 @@ for (const file of sampleFiles) {
   }
   checked++;
 }
-console.log(`ajv: ${Object.keys(validators).length} schemas compiled, ${checked} samples checked, ${failures} failed`);
+// The Tools-section examples (examples/<tool>.json): documented responses
+// that leave optional members out must validate as they are.
+let examples = 0;
+if (existsSync(join(ep, "examples"))) {
+  for (const file of readdirSync(join(ep, "examples")).filter((f) => f.endsWith(".json"))) {
+    const ex = JSON.parse(readFileSync(join(ep, "examples", file), "utf8"));
+    for (const [what, value, v] of [["arguments", ex.arguments, validators[`${ex.tool}.input.json`]], ["structuredContent", ex.structuredContent, validators[`${ex.tool}.output.json`]]]) {
+      if (!v || !v(value)) {
+        console.error(`FAIL examples/${file}: ${what} fails ${ex.tool}'s schema`, v?.errors ?? "no such tool");
+        failures++;
+      }
+    }
+    examples++;
+  }
+}
+console.log(`ajv: ${Object.keys(validators).length} schemas compiled, ${checked} samples and ${examples} examples checked, ${failures} failed`);
 process.exit(failures ? 1 : 0);

@@ -1,7 +1,7 @@
 // Command trident tries the Trident Taxis MCP service from a terminal, with
 // the typed client underneath (retries, streaming, OAuth refresh):
 //
-//	trident tools URL
+//	trident tools [-v|-json] URL
 //	trident call [-arg key=value]... [-json '{...}'|@file|-] TOOL URL
 //	trident login [-client-id ID] [-port N] URL
 //	trident conformance URL    (the MCP conformance suite's client mode)
@@ -41,7 +41,7 @@ tools, calls them (with retries, progress and OAuth refresh), and signs in
 when the server runs in OAuth mode.
 
 usage:
-  trident tools [flags] URL                 list the tools
+  trident tools [flags] URL                 list the tools (-v: with their schemas)
   trident call  [flags] TOOL URL            call a tool, print its structured result
   trident login [flags] URL                 sign in (OAuth 2.1, PKCE) and keep the tokens
   trident conformance [flags] URL           run the MCP conformance scenario named in
@@ -54,6 +54,9 @@ common flags:
   -tokens FILE     token file (default: %s)
   -initialize      send initialize before the first call (default: only if the server asks)
   -timeout D       overall timeout (default 60s; 5m for login, which waits for you)
+tools flags:
+  -v               show each tool's description, hints, and input and output schemas
+  -json            print the tools/list result as JSON
 call flags:
   -arg key=value   an argument; value is JSON if it parses (6, true), else a string; repeatable
   -json J          arguments as a JSON object, @FILE, or - for stdin
@@ -66,6 +69,7 @@ login flags:
 
 examples:
   trident tools http://localhost:8080/mcp
+  trident tools http://localhost:8080/mcp -v
   trident call estimate_fare -arg pickup="Helensburgh Central Station" \
       -arg dropoff="Glasgow Airport" http://localhost:8080/mcp
   trident call start_booking -json @trip.json http://localhost:8080/mcp
@@ -113,7 +117,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	timeout := fs.Duration("timeout", 60*time.Second, "overall timeout")
 	var kv argList
 	fs.Var(&kv, "arg", "key=value argument")
-	jsonArgs := fs.String("json", "", "arguments as JSON")
+	// -json is the arguments of call, and for tools a switch to JSON output.
+	jsonArgs, jsonOut, verbose := new(string), new(bool), new(bool)
+	if cmd == "tools" {
+		fs.BoolVar(jsonOut, "json", false, "print the tools/list result as JSON")
+		fs.BoolVar(verbose, "v", false, "show each tool's schemas")
+	} else {
+		fs.StringVar(jsonArgs, "json", "", "arguments as JSON")
+	}
 	progress := fs.Bool("progress", true, "stream progress")
 	raw := fs.Bool("raw", false, "print the whole result")
 	clientID := fs.String("client-id", "", "pre-registered client id")
@@ -194,9 +205,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if err != nil {
 			return report(stderr, err, endpoint, *timeout)
 		}
-		for _, t := range tools {
-			fmt.Fprintf(stdout, "%-18s %s\n", t.Name, firstNonEmpty(t.Title, t.Description))
-		}
+		printTools(stdout, tools, *verbose, *jsonOut)
 		return 0
 	default: // call
 		callArgs, err := buildArgs(*jsonArgs, kv, stdin)

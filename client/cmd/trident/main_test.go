@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -17,6 +19,8 @@ import (
 	"github.com/tridenttaxis/trident-mcp/client"
 	"github.com/tridenttaxis/trident-mcp/client/oauth"
 	"github.com/tridenttaxis/trident-mcp/internal/faultserver"
+	"github.com/tridenttaxis/trident-mcp/server"
+	"github.com/tridenttaxis/trident-mcp/server/trident"
 )
 
 func runCLI(t *testing.T, stderr interface{ Write([]byte) (int, error) }, args ...string) (int, string) {
@@ -298,5 +302,67 @@ func TestReportHints(t *testing.T) {
 				t.Errorf("report = %d, %q; want %d and %q", code, b.String(), tt.code, tt.want)
 			}
 		})
+	}
+}
+
+// TestToolsShowSchemas: tools -v prints each tool's schemas as the server
+// serves them, tools -json the tools/list result; both flags may follow the
+// URL, and call keeps -json for its arguments.
+func TestToolsShowSchemas(t *testing.T) {
+	ep, err := trident.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(&server.Options{Logger: slog.New(slog.DiscardHandler)}, ep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(ts.Close)
+	endpoint := ts.URL + "/mcp"
+	tokens := filepath.Join(t.TempDir(), "tokens.json")
+
+	var stderr bytes.Buffer
+	code, out := runCLI(t, &stderr, "tools", endpoint, "-v", "-tokens", tokens)
+	if code != 0 {
+		t.Fatalf("tools URL -v: exit %d, stderr %s", code, stderr.String())
+	}
+	for _, want := range []string{
+		"estimate_fare — ", "(read-only, idempotent)", "get_service_info", "start_booking — ",
+		"  input schema:\n    {\n", "  output schema:\n", `"appliedRules"`, `"prefilled"`, `"minLength": 3`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("tools -v lacks %q:\n%s", want, out)
+		}
+	}
+	if n := strings.Count(out, "input schema:"); n != 3 {
+		t.Errorf("%d input schemas, want one per tool", n)
+	}
+
+	code, out = runCLI(t, &stderr, "tools", endpoint, "-json", "-tokens", tokens)
+	var listed struct {
+		Tools []struct {
+			Name         string          `json:"name"`
+			InputSchema  json.RawMessage `json:"inputSchema"`
+			OutputSchema json.RawMessage `json:"outputSchema"`
+		} `json:"tools"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &listed) != nil || len(listed.Tools) != 3 {
+		t.Fatalf("tools URL -json: exit %d, output %q", code, out)
+	}
+	for _, tl := range listed.Tools {
+		if len(tl.InputSchema) == 0 || len(tl.OutputSchema) == 0 {
+			t.Errorf("%s: schemas missing from -json", tl.Name)
+		}
+	}
+
+	// Without -v, one line per tool.
+	if code, out = runCLI(t, nil, "tools", "-tokens", tokens, endpoint); code != 0 || strings.Count(out, "\n") != 3 || strings.Contains(out, "schema") {
+		t.Errorf("tools: exit %d, output %q", code, out)
+	}
+	// -v belongs to tools.
+	if code, _ = runCLI(t, nil, "call", "-v", "get_service_info", endpoint); code != 2 {
+		t.Errorf("call -v: exit %d, want 2", code)
 	}
 }

@@ -14,6 +14,10 @@
 //   - the SDK's own 406 and its -32000 on an unsupported protocol version;
 //   - its own gazetteer and distance engine (places.mjs) and fare code (fare.mjs).
 //
+// Beside /mcp it serves the specification's plain-GET tool catalogue,
+// /.mcp/list-tools, and nothing else (no docs, no protected-resource
+// metadata: it is public only).
+//
 // Usage: node server.mjs   (ADDR=127.0.0.1:PORT, BOOKING_BASE_URL, FARE_CLOCK,
 // TRIDENT_CONTRACTS=the directory of tools.json, the schemas and the tariff)
 
@@ -185,7 +189,12 @@ function isJSONRPC(m) {
 }
 
 const httpServer = http.createServer(async (req, res) => {
-  if (new URL(req.url, "http://x").pathname !== "/mcp") return res.writeHead(404).end();
+  const path = new URL(req.url, "http://x").pathname;
+  // The specification's plain-GET catalogue: tools/list's result, readable without a session.
+  if (path === "/.mcp/list-tools" && req.method === "GET") {
+    return res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ tools: tools.map((t) => t.listed) }));
+  }
+  if (path !== "/mcp") return res.writeHead(404).end();
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
   const server = mcpServer();
   res.on("close", () => { transport.close(); server.close(); });

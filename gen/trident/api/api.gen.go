@@ -584,8 +584,8 @@ type EstimateFareOutput struct {
 	// AirportSurchargeGBP Airport pickup/drop fee already included in fareGBP.
 	AirportSurchargeGBP float64 `json:"airportSurchargeGBP"`
 
-	// AppliedRules Each tariff rule that changed the fare, in the order applied.
-	AppliedRules []string `json:"appliedRules"`
+	// AppliedRules Each tariff rule that changed the fare, in the order applied (an empty list when none did). This server always sends it; it is optional because the specification's Tools-section example response leaves it out.
+	AppliedRules *[]string `json:"appliedRules,omitempty"`
 
 	// DistanceMiles Driving distance in miles.
 	DistanceMiles float64 `json:"distanceMiles"`
@@ -782,7 +782,7 @@ type Meta struct {
 	ProgressToken *ProgressToken `json:"progressToken,omitempty"`
 }
 
-// Prefilled Echo of the inputs written into the URL.
+// Prefilled Echo of the inputs written into the URL. This server always sends it; it is optional because the specification's Tools-section example response leaves it out.
 type Prefilled struct {
 	// DepartAt Departure as sent, or null when not given.
 	DepartAt *time.Time `json:"departAt"`
@@ -1045,8 +1045,8 @@ type StartBookingOutput struct {
 	// Confirmed Always false — no booking is created server-side.
 	Confirmed StartBookingOutputConfirmed `json:"confirmed"`
 
-	// Prefilled Echo of the inputs written into the URL.
-	Prefilled Prefilled `json:"prefilled"`
+	// Prefilled Echo of the inputs written into the URL. This server always sends it; it is optional because the specification's Tools-section example response leaves it out.
+	Prefilled *Prefilled `json:"prefilled,omitempty"`
 
 	// Quote Live fare quote.
 	Quote Quote `json:"quote"`

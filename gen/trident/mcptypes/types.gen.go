@@ -2,7 +2,8 @@
 
 // Package mcptypes holds the Go types of every tool's arguments and structured
 // result, generated from the JSON Schemas in contracts/trident/schemas. Optional fields
-// are pointers so that "absent" and "zero" stay distinct on the wire.
+// are pointers (lists: slices, nil when absent) tagged omitzero, so that "absent" and
+// "zero" (or an empty list) stay distinct on the wire.
 package mcptypes
 
 // Tool names, as served by tools/list.
@@ -29,11 +30,11 @@ type EstimateFareInput struct {
 	// Dropoff address or place name, e.g. 'Glasgow Airport', or a coordinate pair in decimal degrees 'lat,lng', e.g. '55.8719,-4.4331' (latitude -90..90, longitude -180..180, in the UK): the dropoff is then exactly that point, and within 2 km of an airport it is that airport. (length 3–200)
 	Dropoff string `json:"dropoff"`
 	// Vehicle class. Defaults to saloon. 'mpv' is the 8-seater; 'wav' is the wheelchair-accessible TX4. (default saloon)
-	VehicleType *EstimateFareInputVehicleType `json:"vehicleType,omitempty"`
+	VehicleType *EstimateFareInputVehicleType `json:"vehicleType,omitzero"`
 	// ISO 8601 planned departure time (UTC). Used to pick day/night/holiday tariff. (format date-time)
-	DepartAt *string `json:"departAt,omitempty"`
+	DepartAt *string `json:"departAt,omitzero"`
 	// Whether an airport meet & greet is requested (+£25).
-	MeetAndGreet *bool `json:"meetAndGreet,omitempty"`
+	MeetAndGreet *bool `json:"meetAndGreet,omitzero"`
 }
 
 // Vehicle class. Defaults to saloon. 'mpv' is the 8-seater; 'wav' is the wheelchair-accessible TX4. One of the EstimateFareInputVehicleType* constants.
@@ -77,8 +78,8 @@ type EstimateFareOutput struct {
 	AirportSurchargeGBP float64 `json:"airportSurchargeGBP"`
 	// Version tag of the council tariff used. (length 1–∞)
 	TariffVersion string `json:"tariffVersion"`
-	// Each tariff rule that changed the fare, in the order applied.
-	AppliedRules []string `json:"appliedRules"`
+	// Each tariff rule that changed the fare, in the order applied (an empty list when none did). This server always sends it; it is optional because the specification's Tools-section example response leaves it out.
+	AppliedRules []string `json:"appliedRules,omitzero"`
 }
 
 // Tariff band applied. One of the EstimateFareOutputRate* constants.
@@ -128,7 +129,7 @@ type Vehicle struct {
 	// Passenger capacity. (range 1–∞)
 	MaxPassengers int64 `json:"maxPassengers"`
 	// Free-text remark, e.g. a surcharge that applies.
-	Note *string `json:"note,omitempty"`
+	Note *string `json:"note,omitzero"`
 }
 
 // Pre-booking, airport pickup, meet & greet, 8-seater local multiplier.
@@ -152,11 +153,11 @@ type StartBookingInput struct {
 	// Vehicle class the booking form accepts (saloon ≤4, mpv = 8-seater ≤7, wav = TX4).
 	VehicleType StartBookingInputVehicleType `json:"vehicleType"`
 	// ISO 8601 planned departure time (UTC). (format date-time)
-	DepartAt *string `json:"departAt,omitempty"`
+	DepartAt *string `json:"departAt,omitzero"`
 	// Airport meet & greet (+£25).
-	MeetAndGreet *bool `json:"meetAndGreet,omitempty"`
+	MeetAndGreet *bool `json:"meetAndGreet,omitzero"`
 	// Used to validate against vehicle capacity. (range 1–8)
-	Passengers *int64 `json:"passengers,omitempty"`
+	Passengers *int64 `json:"passengers,omitzero"`
 }
 
 // Vehicle class the booking form accepts (saloon ≤4, mpv = 8-seater ≤7, wav = TX4). One of the StartBookingInputVehicleType* constants.
@@ -187,9 +188,9 @@ type StartBookingOutput struct {
 	// Always false — no booking is created server-side. (always false)
 	Confirmed bool `json:"confirmed"`
 	// Always true — passenger must submit the site form. (always true)
-	RequiresPassengerAction bool      `json:"requiresPassengerAction"`
-	Quote                   Quote     `json:"quote"`
-	Prefilled               Prefilled `json:"prefilled"`
+	RequiresPassengerAction bool       `json:"requiresPassengerAction"`
+	Quote                   Quote      `json:"quote"`
+	Prefilled               *Prefilled `json:"prefilled,omitzero"`
 }
 
 // Live fare quote.
@@ -250,7 +251,7 @@ func (v QuoteVehicleType) Valid() bool {
 	return false
 }
 
-// Echo of the inputs written into the URL.
+// Echo of the inputs written into the URL. This server always sends it; it is optional because the specification's Tools-section example response leaves it out.
 type Prefilled struct {
 	// Pickup as sent.
 	Pickup string `json:"pickup"`

@@ -29,8 +29,8 @@ export interface EstimateFareOutput {
   airportSurchargeGBP: number;
   /** Version tag of the council tariff used. (length 1–∞) */
   tariffVersion: string;
-  /** Each tariff rule that changed the fare, in the order applied. */
-  appliedRules: string[];
+  /** Each tariff rule that changed the fare, in the order applied (an empty list when none did). This server always sends it; it is optional because the specification's Tools-section example response leaves it out. */
+  appliedRules?: string[];
 }
 
 /** get_service_info takes no parameters. */
@@ -98,7 +98,7 @@ export interface StartBookingOutput {
   /** Always true — passenger must submit the site form. (always true) */
   requiresPassengerAction: true;
   quote: Quote;
-  prefilled: Prefilled;
+  prefilled?: Prefilled;
 }
 
 /** Live fare quote. */
@@ -117,7 +117,7 @@ export interface Quote {
   tariffVersion: string;
 }
 
-/** Echo of the inputs written into the URL. */
+/** Echo of the inputs written into the URL. This server always sends it; it is optional because the specification's Tools-section example response leaves it out. */
 export interface Prefilled {
   /** Pickup as sent. */
   pickup: string;

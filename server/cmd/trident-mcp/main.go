@@ -6,7 +6,7 @@
 // the command line wins over the variable:
 //
 //	ADDR               :8080                      listen address
-//	PUBLIC_BASE_URL    http://localhost:8080      where clients reach the server
+//	PUBLIC_BASE_URL    http://<ADDR>              where clients reach the server (localhost for a host left out)
 //	MCP_RESOURCE_URL   $PUBLIC_BASE_URL/mcp       canonical resource URI (OAuth audience)
 //	BOOKING_BASE_URL   https://tridenttaxis.online  base of booking links
 //	MCP_REQUIRE_OAUTH  false                      OAuth 2.1 resource-server mode
@@ -22,7 +22,10 @@
 //	LOG_LEVEL          info                       debug, info, warn or error
 //
 // It logs JSON to stderr and shuts down gracefully on SIGTERM or SIGINT,
-// letting calls in flight finish.
+// letting calls in flight finish. -h prints the endpoints, every flag with
+// its type and default, and examples; -version the version and the MCP
+// protocol revisions. A mistake on the command line (an unknown flag, a
+// value of the wrong type, a positional argument) exits 2.
 package main
 
 import (
@@ -49,24 +52,30 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stderr); err != nil {
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "trident-mcp:", err)
+		if errors.As(err, new(usageError)) {
+			fmt.Fprintln(os.Stderr, "Run 'trident-mcp -h' for the flags.")
+			os.Exit(2)
+		}
 		os.Exit(1)
 	}
 }
 
 // config is the parsed command line and environment.
 type config struct {
+	version  bool // -version: print it and exit
 	addr     string
 	logLevel slog.Level
 	host     server.Options  // what every endpoint shares
 	trident  trident.Options // the Trident endpoint at /mcp
 }
 
-// vars lists each setting: environment variable, flag, default and help.
+// vars lists each setting: environment variable, flag, default and help;
+// kinds (flags.go) gives the type of those that are not strings.
 var vars = []struct{ env, def, help string }{
 	{"ADDR", ":8080", "listen address"},
-	{"PUBLIC_BASE_URL", server.DefaultPublicBaseURL, "where clients reach this server"},
+	{"PUBLIC_BASE_URL", "", "where clients reach this server (default http://<ADDR>, localhost for a host left out or 0.0.0.0)"},
 	{"MCP_RESOURCE_URL", "", "canonical MCP resource URI (default $PUBLIC_BASE_URL/mcp)"},
 	{"BOOKING_BASE_URL", trident.DefaultBookingBaseURL, "operator site: base of booking links"},
 	{"MCP_REQUIRE_OAUTH", "false", "require OAuth 2.1 bearer tokens on /mcp"},
@@ -75,12 +84,12 @@ var vars = []struct{ env, def, help string }{
 	{"ROUTER", geo.BackendEmbedded, "embedded or osrm"},
 	{"NOMINATIM_URL", "", "Nominatim base URL (GEOCODER=nominatim)"},
 	{"OSRM_URL", "", "OSRM base URL (ROUTER=osrm)"},
-	{"GEO_TIMEOUT", "", "per-request timeout of the HTTP back ends, e.g. 5s"},
-	{"NOMINATIM_MIN_INTERVAL", "", "least time between Nominatim requests (default 1s, as nominatim.openstreetmap.org asks; 0 for none)"},
-	{"GEO_CACHE_TTL", "", "how long the HTTP back ends' answers are cached (default 10m; 0 for no cache)"},
-	{"GEO_CACHE_SIZE", "", "answers cached per HTTP back end (default 4096)"},
-	{"GEO_BREAKER_FAILURES", "", "consecutive failures that open an HTTP back end's circuit breaker (default 5; 0 for none)"},
-	{"GEO_BREAKER_OPEN", "", "how long an open breaker fails calls fast before a probe (default 30s)"},
+	{"GEO_TIMEOUT", geo.DefaultTimeout.String(), "per-request timeout of the HTTP back ends"},
+	{"NOMINATIM_MIN_INTERVAL", geo.DefaultNominatimMinInterval.String(), "least time between Nominatim requests, as nominatim.openstreetmap.org asks (0 for none)"},
+	{"GEO_CACHE_TTL", geo.DefaultCacheTTL.String(), "how long the HTTP back ends' answers are cached (0 for no cache)"},
+	{"GEO_CACHE_SIZE", strconv.Itoa(geo.DefaultCacheSize), "answers cached per HTTP back end"},
+	{"GEO_BREAKER_FAILURES", strconv.Itoa(geo.DefaultBreakerFailures), "consecutive failures that open an HTTP back end's circuit breaker (0 for none)"},
+	{"GEO_BREAKER_OPEN", geo.DefaultBreakerOpen.String(), "how long an open breaker fails calls fast before a probe"},
 	{"ALLOWED_ORIGINS", "", "comma-separated allowed browser origins, or * (default: PUBLIC_BASE_URL and loopback)"},
 	{"RATE_LIMIT", "off", "off or seed"},
 	{"MAX_BODY_BYTES", strconv.Itoa(server.DefaultMaxBodyBytes), "request body limit in bytes"},
@@ -91,24 +100,42 @@ var vars = []struct{ env, def, help string }{
 func flagName(env string) string { return strings.ReplaceAll(strings.ToLower(env), "_", "-") }
 
 // parseConfig reads the environment through getenv, then the flags in args.
+// It returns a helpRequest for -h, and a usageError for a mistake on the
+// command line; -version returns a config that says only that.
 func parseConfig(args []string, getenv func(string) string) (*config, error) {
 	fs := flag.NewFlagSet("trident-mcp", flag.ContinueOnError)
-	values := map[string]*string{}
+	fs.SetOutput(io.Discard) // run prints -h and the errors itself
+	values := map[string]*setting{}
 	for _, v := range vars {
-		def := v.def
+		s := &setting{kind: kindOf(v.env), value: v.def}
 		if e := getenv(v.env); e != "" {
-			def = e
+			if err := s.Set(e); err != nil {
+				return nil, fmt.Errorf("%s=%q: %w", v.env, e, err)
+			}
 		}
-		values[v.env] = fs.String(flagName(v.env), def, v.help+" ($"+v.env+")")
+		values[v.env] = s
+		fs.Var(s, flagName(v.env), v.help)
 	}
+	version := fs.Bool("version", false, "print the version and the MCP protocol revisions, and exit")
 	if err := fs.Parse(args); err != nil {
-		return nil, err
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, helpRequest{fs}
+		}
+		return nil, usageError{err}
+	}
+	// The flag package stops at the first argument that is not a flag, so
+	// every flag after it would be silently ignored.
+	if fs.NArg() > 0 {
+		return nil, usageErrorf("unexpected argument %q: trident-mcp takes flags only (flags after it would be ignored)", fs.Arg(0))
+	}
+	if *version {
+		return &config{version: true}, nil
 	}
 	// Every name read below has a flag; one that had none would read as
 	// unset rather than crash.
 	get := func(env string) string {
 		if v := values[env]; v != nil {
-			return *v
+			return v.value
 		}
 		return ""
 	}
@@ -161,13 +188,29 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 	return c, nil
 }
 
-func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	c, err := parseConfig(args, getenv)
-	if err != nil {
+	var help helpRequest
+	switch {
+	case errors.As(err, &help):
+		usage(stdout, help.fs, getenv)
+		return nil
+	case err != nil:
 		return err
+	case c.version:
+		printVersion(stdout)
+		return nil
 	}
 	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: c.logLevel}))
 	c.host.Logger, c.trident.Logger = logger, logger
+	ln, err := net.Listen("tcp", c.addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close() // Serve closes it too; this covers a failed start
+	if c.host.PublicBaseURL == "" {
+		c.host.PublicBaseURL = listenBaseURL(c.addr, ln.Addr())
+	}
 	tridentEP, err := trident.New(&c.trident)
 	if err != nil {
 		return err
@@ -179,10 +222,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return err
 	}
 	defer srv.Close()
-	ln, err := net.Listen("tcp", c.addr)
-	if err != nil {
-		return err
-	}
 	logger.Info("trident-mcp listening", slog.String("addr", ln.Addr().String()),
 		slog.String("public_base_url", c.host.PublicBaseURL), slog.Bool("oauth", c.host.Auth != nil),
 		slog.String("rate_limit", c.trident.RateLimit))

@@ -14,7 +14,7 @@ func TestParseConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.addr != ":8080" || c.host.PublicBaseURL != "http://localhost:8080" || c.trident.BookingBaseURL != "https://tridenttaxis.online" ||
+	if c.addr != ":8080" || c.host.PublicBaseURL != "" || c.trident.BookingBaseURL != "https://tridenttaxis.online" ||
 		c.host.Auth != nil || c.trident.RateLimit != "off" || c.host.MaxBodyBytes != 1<<20 {
 		t.Errorf("defaults: %+v", c)
 	}
@@ -53,6 +53,8 @@ func TestParseConfig(t *testing.T) {
 		"nominatim no url":     {"GEOCODER": "nominatim"},
 		"bad fare clock":       {"FARE_CLOCK": "tomorrow"},
 		"bad min interval":     {"GEOCODER": "nominatim", "NOMINATIM_URL": "http://127.0.0.1:1", "NOMINATIM_MIN_INTERVAL": "often"},
+		"bad duration":         {"GEO_TIMEOUT": "5"},
+		"bad int":              {"GEO_CACHE_SIZE": "many"},
 	} {
 		if _, err := parseConfig(nil, env(e)); err == nil {
 			t.Errorf("%s: no error", name)

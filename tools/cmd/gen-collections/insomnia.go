@@ -67,9 +67,12 @@ func insomniaExport(m *contracts.Manifest, calls []call) ([]byte, error) {
 		for _, h := range headers(c.Headers) {
 			hs = append(hs, map[string]any{"name": h[0], "value": h[1]})
 		}
+		desc := "OAuth mode only: set accessToken in the Base environment and enable this header."
+		if c.Anonymous {
+			desc = "Left disabled on purpose: this request shows what a call without a token gets."
+		}
 		hs = append(hs, map[string]any{
-			"name": "Authorization", "value": "Bearer {{ _.accessToken }}", "disabled": c.Folder != FolderOAuth,
-			"description": "OAuth mode only: set accessToken in the Base environment and enable this header.",
+			"name": "Authorization", "value": "Bearer {{ _.accessToken }}", "disabled": true, "description": desc,
 		})
 		res = append(res, map[string]any{
 			"_id": id("req_", c.Folder, c.Name), "_type": "request", "parentId": fid, "modified": 0, "created": 0,

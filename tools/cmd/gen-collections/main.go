@@ -25,8 +25,9 @@ import (
 // DefaultEndpoint is the specification's public endpoint, the collections' default mcpEndpoint.
 const DefaultEndpoint = "https://tridenttaxis.online/mcp"
 
-// Folder names; `make test` runs the first two with newman. The OAuth folder
-// needs a server in OAuth mode and a token.
+// Folder names. `make test` runs the whole collection with newman against a
+// public server and against one in OAuth mode (with a token); the OAuth
+// folder skips itself against a public server.
 const (
 	FolderTools    = "Tools"
 	FolderExamples = "Examples"
@@ -50,6 +51,9 @@ type call struct {
 	Body        json.RawMessage   // the JSON-RPC request, pretty-printed
 	Headers     map[string]string // request header overrides (e.g. a narrower Accept)
 	Expect      expectation
+	// Anonymous: the request never carries a token (the 401 sample), so
+	// it shows its documented answer even in a run that has one.
+	Anonymous bool
 }
 
 // expectation is what the request's test script checks.
@@ -126,7 +130,7 @@ func run(out string) error {
 	index := mustPretty(map[string]any{
 		"description": "One-click API client collections for the " + m.Server.Name + " MCP endpoint. Variables: mcpEndpoint (default " + DefaultEndpoint + ") and accessToken (blank; OAuth mode only).",
 		"collections": map[string]any{
-			"postman":  map[string]string{"$ref": "trident.postman_collection.json", "name": "Postman collection", "format": "Postman Collection v2.1.0", "import": "Postman → File → Import → drop this file. Edit the accessToken variable and enable the Authorization header for OAuth mode."},
+			"postman":  map[string]string{"$ref": "trident.postman_collection.json", "name": "Postman collection", "format": "Postman Collection v2.1.0", "import": "Postman → File → Import → drop this file. For OAuth mode, edit the accessToken variable: the requests' pre-request scripts then send the Authorization header."},
 			"insomnia": map[string]string{"$ref": "trident.insomnia.json", "name": "Insomnia workspace", "format": "Insomnia v4 export", "import": "Insomnia → Preferences → Data → Import → From File. Edit the Base environment (accessToken) for OAuth mode."},
 		},
 		"variables": []map[string]string{
@@ -182,6 +186,7 @@ func exampleCall(s contracts.Sample) (call, error) {
 	}
 	if s.Mode == "oauth" {
 		c.Folder = FolderOAuth
+		c.Anonymous = s.HTTP.Status == 401
 	}
 	for k := range s.HTTP.Headers {
 		if strings.EqualFold(k, "WWW-Authenticate") {

@@ -88,13 +88,26 @@ type pmItem struct {
 	} `json:"request"`
 }
 
+// script returns the text of an item's script for listen ("prerequest" or
+// "test"), failing unless there is exactly one.
+func script(t *testing.T, it pmItem, listen string) []string {
+	t.Helper()
+	var found [][]string
+	for _, e := range it.Event {
+		if e.Listen == listen {
+			found = append(found, e.Script.Exec)
+		}
+	}
+	if len(found) != 1 || len(found[0]) == 0 {
+		t.Fatalf("%s: want one %s script, got %+v", it.Name, listen, it.Event)
+	}
+	return found[0]
+}
+
 // expectationOf reads back the expectation a request's test script embeds.
 func expectationOf(t *testing.T, it pmItem) expectation {
 	t.Helper()
-	if len(it.Event) != 1 || it.Event[0].Listen != "test" || len(it.Event[0].Script.Exec) == 0 {
-		t.Fatalf("%s: want one test script, got %+v", it.Name, it.Event)
-	}
-	first := it.Event[0].Script.Exec[0]
+	first := script(t, it, "test")[0]
 	js, ok := strings.CutPrefix(first, "const expected = ")
 	if !ok {
 		t.Fatalf("%s: script starts %q", it.Name, first)
@@ -137,6 +150,25 @@ func TestPostmanCollection(t *testing.T) {
 	for _, f := range c.Item {
 		byFolder[f.Name] = f.Item
 	}
+	// The OAuth folder opens with the mode probe; its other requests
+	// skip themselves when the probe finds a public server.
+	oauth := byFolder[FolderOAuth]
+	if len(oauth) < 2 || oauth[0].Name != ProbeName {
+		t.Fatalf("the %q folder must open with %q, then its samples: %d items", FolderOAuth, ProbeName, len(oauth))
+	}
+	probe := oauth[0]
+	if probe.Request.Method != "GET" || probe.Request.URL.Raw != "{{resourceMetadataUrl}}" {
+		t.Errorf("probe: %s %s", probe.Request.Method, probe.Request.URL.Raw)
+	}
+	pre := strings.Join(script(t, probe, "prerequest"), "\n")
+	if !strings.Contains(pre, `pm.variables.get("mcpEndpoint")`) || !strings.Contains(pre, `"/.well-known/oauth-protected-resource"`) {
+		t.Errorf("probe: the pre-request script must derive the metadata URL from mcpEndpoint:\n%s", pre)
+	}
+	if test := strings.Join(script(t, probe, "test"), "\n"); !strings.Contains(test, `pm.variables.set("serverMode", mode)`) {
+		t.Errorf("probe: the test script must record the mode:\n%s", test)
+	}
+	byFolder[FolderOAuth] = oauth[1:]
+
 	var tools, examples []string
 	for _, it := range byFolder[FolderTools] {
 		tools = append(tools, it.Name)
@@ -196,8 +228,19 @@ func TestPostmanCollection(t *testing.T) {
 			if !ok || auth.Value != "Bearer {{accessToken}}" {
 				t.Errorf("%s: Authorization header %+v", where, auth)
 			}
-			if wantOff := folder != FolderOAuth; auth.Disabled != wantOff {
-				t.Errorf("%s: Authorization disabled=%v, want %v (public mode must not send it)", where, auth.Disabled, wantOff)
+			if !auth.Disabled {
+				t.Errorf("%s: the Authorization header is enabled: public mode must not send it", where)
+			}
+			// The token goes out through the pre-request script, when set,
+			// on every request but the anonymous 401 one; the OAuth-only
+			// requests skip themselves against a public server.
+			pre := strings.Join(script(t, it, "prerequest"), "\n")
+			anonymous := it.Name == "errors/unauthorized"
+			if sends := strings.Contains(pre, `pm.variables.get("accessToken")`); sends == anonymous {
+				t.Errorf("%s: the pre-request script sends accessToken = %v, want %v:\n%s", where, sends, !anonymous, pre)
+			}
+			if skips := strings.Contains(pre, "pm.execution.skipRequest()"); skips != (folder == FolderOAuth) {
+				t.Errorf("%s: skips against a public server = %v, want %v", where, skips, folder == FolderOAuth)
 			}
 
 			e := expectationOf(t, it)
@@ -243,9 +286,13 @@ func TestInsomniaExport(t *testing.T) {
 	if err := json.Unmarshal(files["trident.postman_collection.json"], &pm); err != nil {
 		t.Fatal(err)
 	}
-	pmCount := 0
+	pmCount := 0 // tools/call requests: Insomnia runs no scripts, so it has no mode probe
 	for _, f := range pm.Item {
-		pmCount += len(f.Item)
+		for _, it := range f.Item {
+			if it.Name != ProbeName {
+				pmCount++
+			}
+		}
 	}
 	requests := 0
 	for _, r := range ex.Resources {
@@ -276,8 +323,8 @@ func TestInsomniaExport(t *testing.T) {
 				auth = hm
 			}
 		}
-		if auth == nil || auth["value"] != "Bearer {{ _.accessToken }}" || auth["disabled"] != (folder != FolderOAuth) {
-			t.Errorf("%s/%v: Authorization header %v, want present and disabled outside %q", folder, r["name"], auth, FolderOAuth)
+		if auth == nil || auth["value"] != "Bearer {{ _.accessToken }}" || auth["disabled"] != true {
+			t.Errorf("%s/%v: Authorization header %v, want present and disabled", folder, r["name"], auth)
 		}
 	}
 	if requests != pmCount {

@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"strings"
 
 	"github.com/tridenttaxis/trident-mcp/contracts"
@@ -38,10 +39,12 @@ func headers(over map[string]string) [][2]string {
 }
 
 func postmanCollection(m *contracts.Manifest, calls []call) ([]byte, error) {
-	folders := map[string][]any{}
+	// The OAuth folder opens with the mode probe, whose answer lets the
+	// folder's other requests skip themselves against a public server.
+	folders := map[string][]any{FolderOAuth: {probeItem()}}
 	var order []string
 	for _, c := range calls {
-		if _, ok := folders[c.Folder]; !ok {
+		if !slices.Contains(order, c.Folder) {
 			order = append(order, c.Folder)
 		}
 		var hs []pmHeader
@@ -49,16 +52,15 @@ func postmanCollection(m *contracts.Manifest, calls []call) ([]byte, error) {
 			hs = append(hs, pmHeader{Key: h[0], Value: h[1], Type: "text"})
 		}
 		hs = append(hs, pmHeader{
-			Key: "Authorization", Value: "Bearer {{accessToken}}", Type: "text",
-			Disabled:    c.Folder != FolderOAuth,
-			Description: "OAuth mode only (MCP_REQUIRE_OAUTH=true): paste a token into the accessToken variable and enable this header.",
+			Key: "Authorization", Value: "Bearer {{accessToken}}", Type: "text", Disabled: true,
+			Description: authDescription(c),
 		})
 		folders[c.Folder] = append(folders[c.Folder], map[string]any{
 			"name": c.Name,
-			"event": []any{map[string]any{
-				"listen": "test",
-				"script": map[string]any{"id": id("", "postman-test", c.Name), "type": "text/javascript", "exec": testScript(c.Expect)},
-			}},
+			"event": []any{
+				event("prerequest", c.Name, preRequestScript(c)),
+				event("test", c.Name, testScript(c.Expect)),
+			},
 			"request": map[string]any{
 				"method":      "POST",
 				"header":      hs,
@@ -72,7 +74,7 @@ func postmanCollection(m *contracts.Manifest, calls []call) ([]byte, error) {
 	descriptions := map[string]string{
 		FolderTools:    "One request per MCP tool, with the exact headers and the JSON-RPC tools/call body. The test script asserts that a JSON-RPC result is present (JSON replies) or that the SSE stream ends with a framed response whose id matches.",
 		FolderExamples: "Every sample pair from the contracts: the request and a test script asserting the documented response.",
-		FolderOAuth:    "Samples that apply only when the operator has set MCP_REQUIRE_OAUTH=true. The Authorization header here is enabled; leave accessToken blank to see the documented 401.",
+		FolderOAuth:    "Samples that apply only when the operator has set MCP_REQUIRE_OAUTH=true. The first request reads the protected-resource metadata: when it names no authorization server the server is public, and the folder's other requests skip themselves, saying so in the console. The 401 sample is sent without a token, whatever accessToken holds.",
 	}
 	var items []any
 	for _, f := range order {
@@ -82,7 +84,7 @@ func postmanCollection(m *contracts.Manifest, calls []call) ([]byte, error) {
 		"info": map[string]any{
 			"_postman_id": uuidFrom("postman", m.Server.Name, m.Server.Version),
 			"name":        "Trident Taxis MCP",
-			"description": "MCP Streamable HTTP (protocol " + m.Server.ProtocolVersion + ") requests for " + m.Server.Name + " " + m.Server.Version + ", generated from contracts/. Public mode needs no credentials; for OAuth mode paste an access token into accessToken and enable the Authorization header.",
+			"description": "MCP Streamable HTTP (protocol " + m.Server.ProtocolVersion + ") requests for " + m.Server.Name + " " + m.Server.Version + ", generated from contracts/. Public mode needs no credentials; for OAuth mode paste an access token into accessToken: each request's pre-request script then sends it as the Authorization header. Every folder passes against a server in either mode.",
 			"schema":      PostmanSchema,
 		},
 		"item": items,
@@ -92,6 +94,42 @@ func postmanCollection(m *contracts.Manifest, calls []call) ([]byte, error) {
 		},
 	}
 	return mustPretty(coll), nil
+}
+
+// ProbeName is the first request of the OAuth folder.
+const ProbeName = "Read the protected-resource metadata"
+
+// probeItem is the mode probe: GET of the protected-resource metadata at the
+// root of mcpEndpoint's origin, as the specification shows it (RFC 9728).
+func probeItem() map[string]any {
+	return map[string]any{
+		"name": ProbeName,
+		"event": []any{
+			event("prerequest", ProbeName, probePreRequestScript()),
+			event("test", ProbeName, probeTestScript()),
+		},
+		"request": map[string]any{
+			"method":      "GET",
+			"header":      []pmHeader{{Key: "Accept", Value: "application/json", Type: "text"}},
+			"url":         map[string]any{"raw": "{{resourceMetadataUrl}}", "host": []string{"{{resourceMetadataUrl}}"}},
+			"description": "GET /.well-known/oauth-protected-resource on the MCP host: authorization_servers names the issuer in OAuth mode and is empty in public mode. The answer decides whether the rest of this folder runs.",
+		},
+		"response": []any{},
+	}
+}
+
+func event(listen, name string, exec []string) map[string]any {
+	return map[string]any{
+		"listen": listen,
+		"script": map[string]any{"id": id("", "postman-"+listen, name), "type": "text/javascript", "exec": exec},
+	}
+}
+
+func authDescription(c call) string {
+	if c.Anonymous {
+		return "Left disabled on purpose: this request shows what a call without a token gets."
+	}
+	return "OAuth mode only (MCP_REQUIRE_OAUTH=true): the pre-request script sends it when the accessToken variable is set; public mode sends none."
 }
 
 // uuidFrom makes a deterministic version-5-style UUID from parts.

@@ -95,3 +95,63 @@ if (expected.result) {
 }`
 	return strings.Split(script, "\n")
 }
+
+// preRequestScript runs before one tools/call request. In the OAuth folder
+// it skips the request when the folder's probe found a public server (there
+// is nothing OAuth-only to see there); every request but the anonymous one
+// sends accessToken as the Authorization header when it is set, so one run
+// passes against an OAuth server with a token and a public one without.
+func preRequestScript(c call) []string {
+	var lines []string
+	if c.Folder == FolderOAuth {
+		lines = append(lines,
+			`// OAuth mode only: skipped when "`+ProbeName+`" found a public server.`,
+			`if (pm.variables.get("serverMode") === "public") {`,
+			`  console.log("Skipped \"" + pm.info.requestName + "\": the server is in public mode (its protected-resource metadata names no authorization server), so this OAuth-mode request does not apply.");`,
+			`  pm.execution.skipRequest();`,
+			`}`)
+	}
+	if c.Anonymous {
+		return append(lines, `// Sent without a token on purpose, whatever accessToken holds: it shows the documented 401.`)
+	}
+	return append(lines,
+		`// OAuth mode: send accessToken, when set, as "Authorization: Bearer <token>".`,
+		`const token = pm.variables.get("accessToken");`,
+		`if (token) {`,
+		`  pm.request.headers.remove("Authorization");`,
+		`  pm.request.headers.add({ key: "Authorization", value: "Bearer " + token });`,
+		`}`)
+}
+
+// probePreRequestScript derives the metadata URL from mcpEndpoint: its
+// origin and the RFC 9728 well-known path, where the specification shows
+// the document.
+func probePreRequestScript() []string {
+	return strings.Split(`const endpoint = pm.variables.get("mcpEndpoint") || "";
+const origin = (endpoint.match(/^[a-z][a-z0-9+.-]*:\/\/[^\/?#]+/i) || [""])[0];
+pm.variables.set("resourceMetadataUrl", origin + "/.well-known/oauth-protected-resource");`, "\n")
+}
+
+// probeTestScript checks the document and records the mode for the rest
+// of the run: OAuth when authorization_servers names an issuer, public
+// when it is empty.
+func probeTestScript() []string {
+	return strings.Split(`pm.test("HTTP status is 200", () => pm.response.to.have.status(200));
+let doc = null;
+try { doc = pm.response.json(); } catch (e) { doc = null; }
+pm.test("an RFC 9728 protected-resource document accepting bearer tokens in the header", () => {
+  pm.expect(doc).to.be.an("object");
+  pm.expect(doc.resource).to.be.a("string");
+  pm.expect(doc.authorization_servers).to.be.an("array");
+  pm.expect(doc.bearer_methods_supported).to.eql(["header"]);
+});
+const servers = (doc && Array.isArray(doc.authorization_servers)) ? doc.authorization_servers : [];
+const mode = servers.length > 0 ? "oauth" : "public";
+pm.variables.set("serverMode", mode);
+if (mode === "public") {
+  console.log("Public mode: no authorization server is named, so the rest of the \"OAuth mode\" folder skips itself.");
+  pm.test("public mode: the OAuth-only requests of this folder are skipped", () => pm.expect(doc.authorization_required).to.not.equal(true));
+} else {
+  pm.test("OAuth mode: tokens come from " + servers[0], () => pm.expect(servers[0]).to.match(/^https?:\/\//));
+}`, "\n")
+}

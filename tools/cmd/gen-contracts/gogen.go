@@ -25,7 +25,8 @@ func genGoTypes(m *contracts.Manifest, tools []toolSchemas) ([]byte, error) {
 	b.WriteString(header("gen-contracts"))
 	b.WriteString(`// Package mcptypes holds the Go types of every tool's arguments and structured
 // result, generated from the JSON Schemas in contracts/trident/schemas. Optional fields
-// are pointers so that "absent" and "zero" stay distinct on the wire.
+// are pointers (lists: slices, nil when absent) tagged omitzero, so that "absent" and
+// "zero" (or an empty list) stay distinct on the wire.
 package mcptypes
 
 `)
@@ -94,7 +95,9 @@ func (g *goGen) object(name string, s *schema) error {
 		comment(&fields, "\t", p.Schema.Description+constraints(p.Schema))
 		tag := p.Name
 		if !req {
-			tag += ",omitempty"
+			// omitzero, not omitempty: an empty list the server sends
+			// (appliedRules when no rule applied) stays on the wire.
+			tag += ",omitzero"
 		}
 		fmt.Fprintf(&fields, "\t%s %s `json:%q`\n", exported(p.Name), typ, tag)
 	}
