@@ -120,6 +120,14 @@ func (g *guard[T]) do(ctx context.Context, key string, exchange func(context.Con
 		}
 	}
 	ch := g.flights.DoChan(key, func() (any, error) {
+		// A caller that missed the cache just before another's flight
+		// filled it and left would otherwise start a second exchange.
+		if g.cache != nil {
+			if o, ok := g.cache.Peek(key); ok {
+				g.cacheHits.Add(1)
+				return o.val, o.err
+			}
+		}
 		return g.flight(ctx, key, exchange)
 	})
 	select {
