@@ -118,7 +118,11 @@ func TestStatelessRevisionOverHTTP(t *testing.T) {
 		{"missing _meta", modernHeaders("tools/list", ""),
 			`{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{}}`, 400,
 			`{"jsonrpc":"2.0","id":4,"error":{"code":-32602,"message":"missing or invalid _meta field \"io.modelcontextprotocol/protocolVersion\""}}`},
-		{"header and _meta disagree", func() http.Header { h := modernHeaders("tools/list", ""); h.Set("MCP-Protocol-Version", "2025-11-25"); return h }(),
+		{"header and _meta disagree", func() http.Header {
+			h := modernHeaders("tools/list", "")
+			h.Set("MCP-Protocol-Version", "2025-11-25")
+			return h
+		}(),
 			`{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{` + requestMeta + `}}`, 400, ""},
 		{"unknown method is 404", modernHeaders("tools/delete", ""),
 			`{"jsonrpc":"2.0","id":6,"method":"tools/delete","params":{` + requestMeta + `}}`, 404,
@@ -126,7 +130,11 @@ func TestStatelessRevisionOverHTTP(t *testing.T) {
 		{"initialize is gone", modernHeaders("initialize", ""),
 			`{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2026-07-28","capabilities":{},"clientInfo":{"name":"c","version":"1"},` + requestMeta + `}}`, 404,
 			`{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"method not found: \"initialize\""}}`},
-		{"unsupported revision in _meta", func() http.Header { h := modernHeaders("tools/list", ""); h.Set("MCP-Protocol-Version", "v999.0.0"); return h }(),
+		{"unsupported revision in _meta", func() http.Header {
+			h := modernHeaders("tools/list", "")
+			h.Set("MCP-Protocol-Version", "v999.0.0")
+			return h
+		}(),
 			`{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"v999.0.0","io.modelcontextprotocol/clientCapabilities":{}}}}`, 400,
 			`{"jsonrpc":"2.0","id":8,"error":{"code":-32022,"message":"Bad Request: Unsupported protocol version: v999.0.0",` +
 				`"data":{"supported":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"requested":"v999.0.0"}}}`},
