@@ -123,7 +123,8 @@ func TestStatelessRevisionOverHTTP(t *testing.T) {
 			h.Set("MCP-Protocol-Version", "2025-11-25")
 			return h
 		}(),
-			`{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{` + requestMeta + `}}`, 400, ""},
+			`{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{` + requestMeta + `}}`, 400,
+			`{"jsonrpc":"2.0","id":5,"error":{"code":-32020,"message":"Mcp-Protocol-Version header \"2025-11-25\" does not match request io.modelcontextprotocol/protocolVersion \"2026-07-28\""}}`},
 		{"unknown method is 404", modernHeaders("tools/delete", ""),
 			`{"jsonrpc":"2.0","id":6,"method":"tools/delete","params":{` + requestMeta + `}}`, 404,
 			`{"jsonrpc":"2.0","id":6,"error":{"code":-32601,"message":"Method not found: no method named 'tools/delete'"}}`},

@@ -22,7 +22,9 @@
 //	LOG_LEVEL          info                       debug, info, warn or error
 //
 // It logs JSON to stderr and shuts down gracefully on SIGTERM or SIGINT,
-// letting calls in flight finish.
+// letting calls in flight finish. With -stdio it serves the same tools over
+// MCP's stdio transport instead, for clients that launch a local binary:
+// JSON-RPC on stdin and stdout, logs on stderr only.
 package main
 
 import (
@@ -58,6 +60,7 @@ func main() {
 // config is the parsed command line and environment.
 type config struct {
 	addr     string
+	stdio    bool // serve on stdin/stdout instead of HTTP (stdio.go)
 	logLevel slog.Level
 	host     server.Options  // what every endpoint shares
 	trident  trident.Options // the Trident endpoint at /mcp
@@ -101,6 +104,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		}
 		values[v.env] = fs.String(flagName(v.env), def, v.help+" ($"+v.env+")")
 	}
+	stdio := fs.Bool("stdio", false, stdioHelp)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -113,7 +117,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		return ""
 	}
 
-	c := &config{addr: get("ADDR")}
+	c := &config{addr: get("ADDR"), stdio: *stdio}
 	if err := c.logLevel.UnmarshalText([]byte(get("LOG_LEVEL"))); err != nil {
 		return nil, fmt.Errorf("LOG_LEVEL=%q: want debug, info, warn or error", get("LOG_LEVEL"))
 	}
@@ -168,6 +172,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: c.logLevel}))
 	c.host.Logger, c.trident.Logger = logger, logger
+	if c.stdio {
+		return serveStdio(ctx, c, logger)
+	}
 	tridentEP, err := trident.New(&c.trident)
 	if err != nil {
 		return err
