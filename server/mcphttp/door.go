@@ -135,9 +135,8 @@ func newServer(ep *Endpoint, cfg Config) (*door, *mcp.Server, error) {
 // observeTool wraps one tool's handler: it turns a [*ToolError] into the
 // isError result, an [*ArgumentError] into the answer the endpoint's policy
 // and the request's revision call for, and a panic into -32603, and records
-// the call's outcome
-// (the code the handler returned, never one recovered from the text) and
-// duration.
+// the call's outcome (the code the handler returned, never one recovered
+// from the text) and duration.
 func (d *door) observeTool(name string, h mcp.ToolHandler) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		start := time.Now()

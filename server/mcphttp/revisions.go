@@ -115,18 +115,18 @@ func unsupportedVersionData(requested string) json.RawMessage {
 
 // refuseVersion answers a request whose MCP-Protocol-Version header names
 // a revision this server does not serve: the catalogue's 400 and text, with
-// the supported revisions and the requested one as data, and the request's
-// id, which SEP-2575 asks every error to echo (so the body is read for it).
-// A request of the stateless revisions (its params._meta names a protocol
-// version, or the header a date after the newest served) gets SEP-2575's
-// code, -32022, on which its SDK renegotiates; any other the catalogue's
-// -32600, as 2025-06-18 clients always have.
+// the supported revisions and the requested one as data, which a client can
+// pick from. A request of the stateless era (its params._meta names a
+// protocol version, or its header a date after the newest served) is
+// answered as SEP-2575 asks: with its own id and code -32022, on which its
+// SDK renegotiates, so the body is read for both. Any other keeps what
+// 2025-06-18 clients have always had: the catalogue's -32600 and, as for
+// every refusal before the request is read as a call, a null id.
 func (d *door) refuseVersion(w http.ResponseWriter, r *http.Request, version string) {
 	body, ok := d.readBody(w, r)
 	if !ok {
 		return
 	}
-	var id json.RawMessage
 	var req struct {
 		envelope
 		Params struct {
@@ -135,15 +135,17 @@ func (d *door) refuseVersion(w http.ResponseWriter, r *http.Request, version str
 	}
 	_, dated := time.Parse(time.DateOnly, version)
 	stateless := dated == nil && isStatelessRevision(version)
-	if json.Unmarshal(body, &req) == nil {
-		id, _ = checkEnvelope(&req.envelope)
-		_, inMeta := req.Params.Meta[mcp.MetaKeyProtocolVersion]
-		stateless = stateless || inMeta
+	parsed := json.Unmarshal(body, &req) == nil
+	if _, inMeta := req.Params.Meta[mcp.MetaKeyProtocolVersion]; parsed && inMeta {
+		stateless = true
 	}
 	e := entry(errcodes.UnsupportedProtocolVersion)
-	code := e.JSONRPCCode
+	code, id := e.JSONRPCCode, json.RawMessage(nil)
 	if stateless {
 		code = mcp.CodeUnsupportedProtocolVersion
+		if parsed {
+			id, _ = checkEnvelope(&req.envelope)
+		}
 	}
 	writeRPCErrorData(w, e.HTTPStatus, id, errorObject{
 		Code: code, Message: Message(errcodes.UnsupportedProtocolVersion, "version", version), Data: unsupportedVersionData(version),
