@@ -1,9 +1,11 @@
 package e2e
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -113,5 +115,87 @@ func TestStdioWithTypeScriptSDK(t *testing.T) {
 	}
 	if !strings.Contains(out.Stderr, "serving on stdio") {
 		t.Errorf("the server logged nothing on stderr:\n%s", out.Stderr)
+	}
+}
+
+// TestStdioStdoutIsOnlyJSONRPC drives `trident-mcp -stdio` by hand, one
+// message a line, and holds every line it writes on stdout to be a
+// JSON-RPC 2.0 message (a client's reader would choke on anything else),
+// with the answers it documents: the handshake, the tools, a call with its
+// progress notifications, and the 2025-06-18 answer to invalid arguments.
+func TestStdioStdoutIsOnlyJSONRPC(t *testing.T) {
+	bin := testserver.Build(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "-stdio")
+	cmd.Env = append(os.Environ(), "FARE_CLOCK="+fareTime.Format(time.RFC3339))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"e2e","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"estimate_fare","arguments":{"dropoff":"Glasgow Airport"}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"estimate_fare","arguments":{"pickup":"Helensburgh Central Station","dropoff":"Glasgow Airport","vehicleType":"executive"},"_meta":{"progressToken":"p"}}}`,
+	} {
+		if _, err := io.WriteString(stdin, m+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type message struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  string          `json:"method"`
+		Result  json.RawMessage `json:"result"`
+		Error   *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	answers := map[string]message{}
+	progress := 0
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 0, 1<<20), 1<<20)
+	for len(answers) < 4 && sc.Scan() {
+		var m message
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil || m.JSONRPC != "2.0" {
+			t.Fatalf("stdout line is not a JSON-RPC message: %q", sc.Text())
+		}
+		switch {
+		case m.Method == "notifications/progress":
+			progress++
+		case m.ID != nil:
+			answers[string(m.ID)] = m
+		}
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("trident-mcp -stdio after stdin closed: %v\nstderr:\n%s", err, stderr.Bytes())
+	}
+	if rest, _ := io.ReadAll(stdout); len(bytes.TrimSpace(rest)) > 0 {
+		t.Errorf("stdout after the last answer: %q", rest)
+	}
+	if m := answers["1"]; !strings.Contains(string(m.Result), `"protocolVersion":"2025-06-18"`) {
+		t.Errorf("initialize: %+v", m)
+	}
+	if m := answers["2"]; !strings.Contains(string(m.Result), `"estimate_fare"`) {
+		t.Errorf("tools/list: %+v", m)
+	}
+	if m := answers["3"]; m.Error == nil || m.Error.Code != -32602 || m.Error.Message != "Invalid params: pickup: Required" {
+		t.Errorf("invalid arguments at 2025-06-18: %+v, want -32602", m)
+	}
+	if m := answers["4"]; !strings.Contains(string(m.Result), "£62.40 · 22 miles · 33 min · day tariff") || progress != 4 {
+		t.Errorf("estimate_fare: %s after %d progress notifications, want the sample after 4", m.Result, progress)
 	}
 }
