@@ -1,16 +1,18 @@
 // Drives MCP Inspector 2.12's CLI (@modelcontextprotocol/inspector, pinned
-// in package.json) against a running server in both of its protocol eras:
+// in package.json) against a running server in its protocol eras:
 //
-//   legacy  the initialize handshake; Inspector 2.12 offers 2025-11-25
+//   legacy  the initialize handshake; Inspector 2.12 offers 2025-11-25, and
+//           takes 2025-06-18 from a server that serves no newer handshake
 //   modern  server/discover and per-request _meta, no handshake: 2026-07-28
 //
-// In each it reads the negotiated revision, lists the tools (names in the
-// contract's order), calls estimate_fare with the specification's sample
-// arguments (the result must equal the sample's) and with a missing pickup
-// (both eras are 2025-11-25 or later, so that is an isError result, not
-// -32602; see contracts/README.md).
+// Each ERA=REVISION argument names an era and the revision it must
+// negotiate. In each it reads the negotiated revision, lists the tools
+// (names in the contract's order), calls estimate_fare with the
+// specification's sample arguments (the result must equal the sample's) and
+// with a missing pickup: an isError result from 2025-11-25, the JSON-RPC
+// error -32602 before (contracts/README.md, "Protocol revisions").
 //
-//   node e2e/ts/inspector-cli.mjs http://127.0.0.1:8080/mcp
+//   node e2e/ts/inspector-cli.mjs http://127.0.0.1:8080/mcp legacy=2025-11-25 modern=2026-07-28
 //
 // The server must run with FARE_CLOCK=2025-06-18T09:00:00Z so the sample's
 // day tariff applies (scripts/inspector.sh starts one). Needs Node 22.19+
@@ -25,9 +27,10 @@ import { isDeepStrictEqual, promisify } from "node:util";
 
 const run = promisify(execFile);
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const endpoint = process.argv[2];
-if (!endpoint) {
-  console.error("usage: inspector-cli.mjs MCP_ENDPOINT");
+const [endpoint, ...eraArgs] = process.argv.slice(2);
+const eras = eraArgs.map((a) => a.split("="));
+if (!endpoint || eras.length === 0 || eras.some(([era, rev]) => !["legacy", "modern"].includes(era) || !rev)) {
+  console.error("usage: inspector-cli.mjs MCP_ENDPOINT ERA=REVISION...  (ERA: legacy or modern)");
   process.exit(2);
 }
 const inspector = join(root, "node_modules", "@modelcontextprotocol", "inspector", "clients", "launcher", "build", "index.js");
@@ -46,22 +49,28 @@ const env = {
   MCP_CLIENT_CONFIG_PATH: join(scratch, "client.json"),
 };
 
-// inspect runs one CLI invocation and returns its JSON result; a tool
-// result with isError comes back as the result too (the CLI then also
-// reports tool_is_error and exits non-zero).
+// inspect runs one CLI invocation and returns what it printed: {result}
+// on stdout, or {error} on stderr when the call failed. A tool result with
+// isError comes back as the result (the CLI then also reports
+// tool_is_error on stderr and exits non-zero).
 async function inspect(era, ...args) {
   const argv = [inspector, "--cli", endpoint, "--protocol-era", era, "--format", "json", "--quiet", ...args];
-  let stdout;
+  let stdout, stderr;
   try {
-    ({ stdout } = await run(process.execPath, argv, { env, timeout: 60_000 }));
+    ({ stdout, stderr } = await run(process.execPath, argv, { env, timeout: 60_000 }));
   } catch (err) {
-    if (!err.stdout) throw new Error(`inspector ${args.join(" ")}: ${err.message}\n${err.stderr ?? ""}`);
-    stdout = err.stdout;
+    if (err.stdout === undefined) throw new Error(`inspector ${args.join(" ")}: ${err.message}`);
+    ({ stdout, stderr } = err);
   }
-  const first = stdout.split("\n").find((l) => l.trim().startsWith("{"));
-  if (!first) throw new Error(`inspector ${args.join(" ")} printed no JSON:\n${stdout}`);
-  const out = JSON.parse(first);
-  if (out.result === undefined) throw new Error(`inspector ${args.join(" ")}: ${JSON.stringify(out)}`);
+  const json = (text) => text.split("\n").filter((l) => l.trim().startsWith("{")).map((l) => JSON.parse(l));
+  const out = json(stdout).find((o) => o.result !== undefined) ?? json(stderr).find((o) => o.error !== undefined);
+  if (!out) throw new Error(`inspector ${args.join(" ")} printed no JSON result or error:\n${stdout}\n${stderr}`);
+  return out;
+}
+// result is inspect's result, failing on an error.
+async function result(era, ...args) {
+  const out = await inspect(era, ...args);
+  if (out.result === undefined) throw new Error(`inspector ${args.join(" ")}: ${JSON.stringify(out.error)}`);
   return out.result;
 }
 
@@ -87,25 +96,32 @@ function expectEqual(got, want, what) {
   }
 }
 
-for (const [era, revision] of [["legacy", "2025-11-25"], ["modern", "2026-07-28"]]) {
+for (const [era, revision] of eras) {
   await check(`${era}: negotiates ${revision}`, async () => {
-    const r = await inspect(era, "--method", "initialize");
+    const r = await result(era, "--method", "initialize");
     expectEqual(r.protocolVersion, revision, "protocolVersion");
     expectEqual(r.serverInfo?.name, manifest.server.name, "serverInfo.name");
   });
   await check(`${era}: tools/list lists the contract's tools`, async () => {
-    const r = await inspect(era, "--method", "tools/list");
+    const r = await result(era, "--method", "tools/list");
     expectEqual(r.tools.map((t) => t.name), toolNames, "tool names");
   });
   await check(`${era}: tools/call estimate_fare returns the specification's sample`, async () => {
-    const r = await inspect(era, "--method", "tools/call", "--tool-name", "estimate_fare",
+    const r = await result(era, "--method", "tools/call", "--tool-name", "estimate_fare",
       "--tool-args-json", JSON.stringify(sample.request.params.arguments));
     expectEqual(withoutMeta(r), sample.response.result, "result");
   });
-  await check(`${era}: invalid arguments are an isError result`, async () => {
-    const r = await inspect(era, "--method", "tools/call", "--tool-name", "estimate_fare",
+  const text = "Invalid params: pickup: Required";
+  const asResult = revision >= "2025-11-25";
+  await check(`${era}: invalid arguments are ${asResult ? "an isError result" : "a JSON-RPC error"}`, async () => {
+    const out = await inspect(era, "--method", "tools/call", "--tool-name", "estimate_fare",
       "--tool-args-json", JSON.stringify({ dropoff: "Glasgow Airport" }));
-    expectEqual(withoutMeta(r), { content: [{ type: "text", text: "Invalid params: pickup: Required" }], isError: true }, "result");
+    if (asResult) {
+      expectEqual(out.result && withoutMeta(out.result), { content: [{ type: "text", text }], isError: true }, "result");
+    } else {
+      // The CLI prints the JSON-RPC error's message, not its code.
+      expectEqual(out, { error: { code: "error", message: text } }, "output");
+    }
   });
 }
 

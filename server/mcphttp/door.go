@@ -40,18 +40,25 @@ type Config struct {
 	// Verifier checks bearer tokens in front of the endpoint. Zero (nil):
 	// public, no token checked.
 	Verifier *auth.Verifier
+	// ProtocolVersions narrows the MCP revisions served to these (each one
+	// of [ProtocolVersions]), for an operator who serves only what it has
+	// certified: initialize then negotiates the newest of them, and an
+	// MCP-Protocol-Version header naming another gets 400. Zero: every
+	// revision of [ProtocolVersions].
+	ProtocolVersions []string
 }
 
 // door serves one endpoint.
 type door struct {
-	ep      *Endpoint
-	cfg     Config
-	log     *slog.Logger
-	metrics *metrics.Metrics
-	tools   map[string]bool
-	limiter *ratelimit.Limiter
-	jsonMCP http.Handler // application/json replies
-	sseMCP  http.Handler // text/event-stream replies (progress)
+	ep       *Endpoint
+	cfg      Config
+	log      *slog.Logger
+	metrics  *metrics.Metrics
+	tools    map[string]bool
+	versions []string // the revisions served, newest first
+	limiter  *ratelimit.Limiter
+	jsonMCP  http.Handler // application/json replies
+	sseMCP   http.Handler // text/event-stream replies (progress)
 }
 
 // New returns the HTTP handler of ep: the origin guard, the verifier when
@@ -99,10 +106,14 @@ func newServer(ep *Endpoint, cfg Config) (*door, *mcp.Server, error) {
 	if ep.Implementation == nil || len(ep.Tools) == 0 {
 		return nil, nil, fmt.Errorf("mcphttp: endpoint %s needs an Implementation and at least one tool", ep.Path)
 	}
-	d := &door{ep: ep, cfg: cfg, log: cfg.Logger, metrics: cfg.Metrics, tools: map[string]bool{}}
+	versions, err := servedVersions(cfg.ProtocolVersions)
+	if err != nil {
+		return nil, nil, fmt.Errorf("mcphttp: endpoint %s: %w", ep.Path, err)
+	}
+	d := &door{ep: ep, cfg: cfg, log: cfg.Logger, metrics: cfg.Metrics, tools: map[string]bool{}, versions: versions}
 	srv := mcp.NewServer(ep.Implementation, &mcp.ServerOptions{
 		Logger:                    sdkLogger(cfg.Logger),
-		SupportedProtocolVersions: supportedProtocolVersions,
+		SupportedProtocolVersions: versions,
 		// Prompts and resources are declared because their list methods
 		// answer (with empty lists, for generic clients that list them
 		// anyway): SEP-2575 asks a server to declare what it answers.

@@ -94,7 +94,7 @@ func (d *door) serveMCP(w http.ResponseWriter, r *http.Request) {
 			Message(errcodes.InvalidRequest, "reason", "Content-Type must be application/json"))
 		return
 	}
-	if v := r.Header.Get(headerProtocolVersion); v != "" && !slices.Contains(supportedProtocolVersions, v) {
+	if v := r.Header.Get(headerProtocolVersion); v != "" && !slices.Contains(d.versions, v) {
 		d.refuseVersion(w, r, v)
 		return
 	}

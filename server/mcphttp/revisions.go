@@ -2,8 +2,10 @@ package mcphttp
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -108,9 +110,30 @@ func isStatelessRevision(revision string) bool { return revision >= Revision2026
 // unsupportedVersionData is the data of the answer to an unsupported
 // MCP-Protocol-Version: the versions this server serves and the one asked
 // for, as SEP-2575 has it, so that a client can pick one and retry.
-func unsupportedVersionData(requested string) json.RawMessage {
-	b, _ := json.Marshal(mcp.UnsupportedProtocolVersionData{Supported: supportedProtocolVersions, Requested: requested})
+func unsupportedVersionData(supported []string, requested string) json.RawMessage {
+	b, _ := json.Marshal(mcp.UnsupportedProtocolVersionData{Supported: supported, Requested: requested})
 	return b
+}
+
+// servedVersions is the list of revisions a Config asks for, newest first:
+// every one when it names none, else those it names, each of which must be
+// one the front door speaks.
+func servedVersions(want []string) ([]string, error) {
+	if len(want) == 0 {
+		return supportedProtocolVersions, nil
+	}
+	var out []string
+	for _, v := range supportedProtocolVersions {
+		if slices.Contains(want, v) {
+			out = append(out, v)
+		}
+	}
+	for _, v := range want {
+		if !slices.Contains(supportedProtocolVersions, v) {
+			return nil, fmt.Errorf("protocol version %q is not one this server speaks (%s)", v, strings.Join(supportedProtocolVersions, ", "))
+		}
+	}
+	return out, nil
 }
 
 // refuseVersion answers a request whose MCP-Protocol-Version header names
@@ -148,7 +171,7 @@ func (d *door) refuseVersion(w http.ResponseWriter, r *http.Request, version str
 		}
 	}
 	writeRPCErrorData(w, e.HTTPStatus, id, errorObject{
-		Code: code, Message: Message(errcodes.UnsupportedProtocolVersion, "version", version), Data: unsupportedVersionData(version),
+		Code: code, Message: Message(errcodes.UnsupportedProtocolVersion, "version", version), Data: unsupportedVersionData(d.versions, version),
 	})
 }
 

@@ -132,3 +132,57 @@ func TestProtocolVersions(t *testing.T) {
 		t.Error("ProtocolVersions returned the package's own slice")
 	}
 }
+
+// TestProtocolVersionsNarrowed serves only the specification's revision and
+// older: a 2025-11-25 client's initialize negotiates 2025-06-18, a
+// 2025-11-25 header is refused with the served list, and discover is gone
+// with 2026-07-28; a revision the front door does not speak is refused at
+// construction.
+func TestProtocolVersionsNarrowed(t *testing.T) {
+	cfg := mcphttp.Config{
+		PublicBaseURL: "http://127.0.0.1", MaxBodyBytes: 1 << 20, BodyReadTimeout: time.Minute,
+		Logger: slog.New(slog.DiscardHandler), ProtocolVersions: []string{"2024-11-05", mcphttp.Revision20250618},
+	}
+	m, err := metrics.New(prometheus.NewRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Metrics = m
+	h, err := mcphttp.New(echoEndpoint(mcphttp.ArgumentErrorsByRevision), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	ctx := context.Background()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL}, &mcp.ClientSessionOptions{ProtocolVersion: mcphttp.Revision20251125})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cs.InitializeResult().ProtocolVersion; got != mcphttp.Revision20250618 {
+		t.Errorf("a 2025-11-25 initialize negotiated %q, want 2025-06-18", got)
+	}
+	cs.Close()
+
+	req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", mcphttp.Revision20251125)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	want := `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Bad Request: Unsupported protocol version: 2025-11-25",` +
+		`"data":{"supported":["2025-06-18","2024-11-05"],"requested":"2025-11-25"}}}`
+	if resp.StatusCode != http.StatusBadRequest || strings.TrimSpace(string(body)) != want {
+		t.Errorf("a served-elsewhere revision: %d %s\nwant 400 %s", resp.StatusCode, body, want)
+	}
+
+	cfg.ProtocolVersions = []string{"2025-13-01"}
+	if _, err := mcphttp.New(echoEndpoint(mcphttp.ArgumentErrorsByRevision), cfg, nil); err == nil || !strings.Contains(err.Error(), "2025-13-01") {
+		t.Errorf("an unknown revision: %v, want an error naming it", err)
+	}
+}

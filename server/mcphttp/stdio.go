@@ -3,7 +3,6 @@ package mcphttp
 import (
 	"context"
 	"errors"
-	"log/slog"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
@@ -22,15 +21,21 @@ import (
 // negotiated), -32603 for a panic. What only HTTP has does not apply: the
 // session is the client's own, so there is no Origin, Accept or size check,
 // no OAuth (MCP's authorization is for HTTP; a stdio server is the user's
-// own process) and no rate limit. Nothing but JSON-RPC is written to t;
-// log records go to logger. There is no /metrics to read over stdio, so the
-// calls are counted in a registry of the session's own.
-func ServeStdio(ctx context.Context, ep *Endpoint, logger *slog.Logger, t mcp.Transport) error {
-	m, err := metrics.New(prometheus.NewRegistry())
-	if err != nil {
-		return err
+// own process) and no rate limit. Nothing but JSON-RPC is written to t.
+//
+// Of cfg, Logger (required) receives the log records, ProtocolVersions
+// narrows the revisions as over HTTP, and Metrics counts the calls; with
+// none (nil), since there is no /metrics to read over stdio, they are
+// counted in a registry of the session's own. The HTTP fields are unused.
+func ServeStdio(ctx context.Context, ep *Endpoint, cfg Config, t mcp.Transport) error {
+	if cfg.Metrics == nil {
+		m, err := metrics.New(prometheus.NewRegistry())
+		if err != nil {
+			return err
+		}
+		cfg.Metrics = m
 	}
-	_, srv, err := newServer(ep, Config{Logger: logger, Metrics: m})
+	_, srv, err := newServer(ep, cfg)
 	if err != nil {
 		return err
 	}

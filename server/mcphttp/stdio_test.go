@@ -26,7 +26,7 @@ func TestServeStdio(t *testing.T) {
 			serverT, clientT := mcp.NewInMemoryTransports()
 			served := make(chan error, 1)
 			go func() {
-				served <- mcphttp.ServeStdio(ctx, echoEndpoint(mcphttp.ArgumentErrorsByRevision), slog.New(slog.DiscardHandler), serverT)
+				served <- mcphttp.ServeStdio(ctx, echoEndpoint(mcphttp.ArgumentErrorsByRevision), mcphttp.Config{Logger: slog.New(slog.DiscardHandler)}, serverT)
 			}()
 			cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).
 				Connect(ctx, clientT, &mcp.ClientSessionOptions{ProtocolVersion: tt.revision})

@@ -19,6 +19,7 @@
 //	ALLOWED_ORIGINS    (PUBLIC_BASE_URL + loopback)  comma-separated browser origins, or *
 //	RATE_LIMIT         off                        off, or seed (the specification's suggested caps)
 //	MAX_BODY_BYTES     1048576                    larger request bodies get 413
+//	MCP_PROTOCOL_VERSIONS  (all)                  comma-separated MCP revisions to serve
 //	LOG_LEVEL          info                       debug, info, warn or error
 //
 // It logs JSON to stderr and shuts down gracefully on SIGTERM or SIGINT,
@@ -45,6 +46,7 @@ import (
 	"github.com/tridenttaxis/trident-mcp/server"
 	"github.com/tridenttaxis/trident-mcp/server/auth"
 	"github.com/tridenttaxis/trident-mcp/server/geo"
+	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
 	"github.com/tridenttaxis/trident-mcp/server/trident"
 )
 
@@ -87,11 +89,23 @@ var vars = []struct{ env, def, help string }{
 	{"ALLOWED_ORIGINS", "", "comma-separated allowed browser origins, or * (default: PUBLIC_BASE_URL and loopback)"},
 	{"RATE_LIMIT", "off", "off or seed"},
 	{"MAX_BODY_BYTES", strconv.Itoa(server.DefaultMaxBodyBytes), "request body limit in bytes"},
+	{"MCP_PROTOCOL_VERSIONS", "", "comma-separated MCP revisions to serve (default all: " + strings.Join(mcphttp.ProtocolVersions(), ",") + ")"},
 	{"LOG_LEVEL", "info", "debug, info, warn or error"},
 	{"FARE_CLOCK", "", "freeze the clock that picks the tariff band for calls without departAt at this RFC 3339 instant (replaying samples, demos); unset means real time"},
 }
 
 func flagName(env string) string { return strings.ReplaceAll(strings.ToLower(env), "_", "-") }
+
+// splitList reads a comma-separated setting, blanks dropped; nil when empty.
+func splitList(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
 
 // parseConfig reads the environment through getenv, then the flags in args.
 func parseConfig(args []string, getenv func(string) string) (*config, error) {
@@ -126,13 +140,8 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 	t.ResourceURL = get("MCP_RESOURCE_URL")
 	t.BookingBaseURL = get("BOOKING_BASE_URL")
 	t.RateLimit = get("RATE_LIMIT")
-	if s := get("ALLOWED_ORIGINS"); s != "" {
-		for _, part := range strings.Split(s, ",") {
-			if part = strings.TrimSpace(part); part != "" {
-				o.AllowedOrigins = append(o.AllowedOrigins, part)
-			}
-		}
-	}
+	o.AllowedOrigins = splitList(get("ALLOWED_ORIGINS"))
+	o.ProtocolVersions = splitList(get("MCP_PROTOCOL_VERSIONS"))
 	n, err := strconv.ParseInt(get("MAX_BODY_BYTES"), 10, 64)
 	if err != nil || n <= 0 {
 		return nil, fmt.Errorf("MAX_BODY_BYTES=%q: want a positive number of bytes", get("MAX_BODY_BYTES"))

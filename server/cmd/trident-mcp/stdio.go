@@ -32,5 +32,5 @@ func serveStdio(ctx context.Context, c *config, logger *slog.Logger) error {
 		defer ep.Close()
 	}
 	logger.Info("trident-mcp serving on stdio", slog.String("endpoint", ep.Path))
-	return mcphttp.ServeStdio(ctx, ep, logger, &mcp.StdioTransport{})
+	return mcphttp.ServeStdio(ctx, ep, mcphttp.Config{Logger: logger, ProtocolVersions: c.host.ProtocolVersions}, &mcp.StdioTransport{})
 }
