@@ -36,12 +36,13 @@ const (
 // newest first: the go-sdk's own list, named here so that an SDK upgrade
 // that adds one does not start serving it unreviewed. A client asking for
 // another at initialize is answered with the newest handshake revision
-// (2025-11-25), as the lifecycle says; an MCP-Protocol-Version header naming
-// another gets 400.
+// served (2025-11-25 unless [Config.ProtocolVersions] narrows them), as the
+// lifecycle says; an MCP-Protocol-Version header naming another gets 400.
 var supportedProtocolVersions = []string{Revision20260728, Revision20251125, Revision20250618, revision20250326, revision20241105}
 
-// ProtocolVersions returns the MCP revisions every endpoint serves, newest
-// first (for a -version line or a docs page).
+// ProtocolVersions returns the MCP revisions the front door speaks, newest
+// first (for a -version line or a docs page); every endpoint serves them
+// all unless [Config.ProtocolVersions] narrows them.
 func ProtocolVersions() []string { return slices.Clone(supportedProtocolVersions) }
 
 // ArgumentErrorPolicy says how an endpoint answers a tool call whose
@@ -140,7 +141,7 @@ func servedVersions(want []string) ([]string, error) {
 // a revision this server does not serve: the catalogue's 400 and text, with
 // the supported revisions and the requested one as data, which a client can
 // pick from. A request of the stateless era (its params._meta names a
-// protocol version, or its header a date after the newest served) is
+// protocol version, or its header a dated revision from 2026-07-28 on) is
 // answered as SEP-2575 asks: with its own id and code -32022, on which its
 // SDK renegotiates, so the body is read for both. Any other keeps what
 // 2025-06-18 clients have always had: the catalogue's -32600 and, as for
