@@ -68,7 +68,7 @@ vet: ## go vet every package
 .PHONY: test
 test: npm check-generated vet ## Everything CI runs: generated-file check, vet, unit and integration tests, conformance, tool checks
 	$(GO) test -count=1 ./...
-	$(MAKE) check-ts check-schemas-ajv lint-openapi test-collections test-conformance test-conformance-ts test-mcp-conformance test-client-conformance test-run-oauth test-browser
+	$(MAKE) check-ts check-schemas-ajv lint-openapi test-collections test-conformance test-conformance-ts test-mcp-conformance test-inspector test-client-conformance test-run-oauth test-browser
 
 .PHONY: test-conformance
 test-conformance: ## Run the ginkgo conformance suite against a freshly started local server
@@ -79,8 +79,12 @@ test-conformance-ts: npm ## Run the conformance suite against the independent Ty
 	e2e/ts/trident-server/run-conformance.sh
 
 .PHONY: test-mcp-conformance
-test-mcp-conformance: npm ## Run the official MCP conformance suite's server scenarios against a local server
+test-mcp-conformance: npm ## Run the official MCP conformance suite's server scenarios (0.1.16 and the 0.2 line) against a local server
 	bash server/conformance.sh
+
+.PHONY: test-inspector
+test-inspector: npm ## Run MCP Inspector 2.12's CLI in both protocol eras (2025-11-25 handshake, 2026-07-28 stateless) against a local server
+	bash scripts/inspector.sh
 
 .PHONY: test-client-conformance
 test-client-conformance: npm ## Run the official MCP conformance suite's client scenarios against the trident CLI

@@ -52,6 +52,12 @@ type Options struct {
 	// Zero (nil): public mode, no token checked.
 	Auth *auth.Config
 
+	// ProtocolVersions narrows the MCP revisions every endpoint serves
+	// (MCP_PROTOCOL_VERSIONS), each one of [mcphttp.ProtocolVersions]: an
+	// operator may serve only the revisions it has certified. Zero: all of
+	// them.
+	ProtocolVersions []string
+
 	// Now is the clock of the endpoints' rate limiters. Zero: time.Now.
 	Now func() time.Time
 

@@ -112,13 +112,14 @@ func (s *Server) mount(mux *http.ServeMux, ep *mcphttp.Endpoint) (*docspage.Endp
 		m.OAuth = true
 	}
 	h, err := mcphttp.New(ep, mcphttp.Config{
-		PublicBaseURL:   s.opts.PublicBaseURL,
-		AllowedOrigins:  s.opts.AllowedOrigins,
-		MaxBodyBytes:    s.opts.MaxBodyBytes,
-		BodyReadTimeout: s.opts.BodyReadTimeout,
-		Logger:          s.log,
-		Metrics:         s.metrics,
-		Verifier:        v,
+		PublicBaseURL:    s.opts.PublicBaseURL,
+		AllowedOrigins:   s.opts.AllowedOrigins,
+		MaxBodyBytes:     s.opts.MaxBodyBytes,
+		BodyReadTimeout:  s.opts.BodyReadTimeout,
+		Logger:           s.log,
+		Metrics:          s.metrics,
+		Verifier:         v,
+		ProtocolVersions: s.opts.ProtocolVersions,
 	}, s.opts.Now)
 	if err != nil {
 		return nil, err

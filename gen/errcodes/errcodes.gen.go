@@ -39,7 +39,7 @@ type Entry struct {
 
 // Catalogue codes.
 const (
-	// Arguments failed validation (missing required field, string too short/long, enum mismatch, non-integer passenger count, malformed ISO 8601 departAt). Checked before any geocoding.
+	// Arguments failed validation (missing required field, string too short/long, enum mismatch, non-integer passenger count, malformed ISO 8601 departAt). Checked before any geocoding. A JSON-RPC -32602 error up to protocol 2025-06-18; from 2025-11-25 on, the same text as a tool result with isError: true, as that revision has it (SEP-1303).
 	InvalidArguments Code = "INVALID_ARGUMENTS"
 	// OAuth mode is enabled and the request had no bearer token, or the token was expired or invalid.
 	Unauthorized Code = "UNAUTHORIZED"
@@ -79,7 +79,7 @@ var Catalogue = []Entry{
 		JSONRPCCode: -32602,
 		HTTPStatus:  200,
 		Tools:       []string{"estimate_fare", "start_booking"},
-		Meaning:     "Arguments failed validation (missing required field, string too short/long, enum mismatch, non-integer passenger count, malformed ISO 8601 departAt). Checked before any geocoding.",
+		Meaning:     "Arguments failed validation (missing required field, string too short/long, enum mismatch, non-integer passenger count, malformed ISO 8601 departAt). Checked before any geocoding. A JSON-RPC -32602 error up to protocol 2025-06-18; from 2025-11-25 on, the same text as a tool result with isError: true, as that revision has it (SEP-1303).",
 		Remedy:      "Fix the named field; the input schema from tools/list says what is allowed. Do not retry unchanged.",
 		Retryable:   false,
 		Signal:      "",
@@ -171,7 +171,7 @@ var Catalogue = []Entry{
 		HTTPStatus:  400,
 		Tools:       []string{},
 		Meaning:     "The MCP-Protocol-Version header names a version this server does not support.",
-		Remedy:      "Send MCP-Protocol-Version: 2025-06-18 (or omit it; the server then assumes 2025-03-26 as the spec says).",
+		Remedy:      "Send one of the versions the error's data.supported lists (2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05), or omit the header; the server then assumes 2025-03-26 as the 2025-06-18 transport says.",
 		Retryable:   false,
 		Signal:      "",
 		Message:     "Bad Request: Unsupported protocol version: {version}",

@@ -1,7 +1,17 @@
 // Package mcphttp is the front door of every MCP endpoint: MCP Streamable
-// HTTP (protocol 2025-06-18) on the go-sdk's stateless handler, behind the
-// checks that answer each failure in the error catalogue's exact shape
-// before the SDK sees the request. It knows nothing of the tools it serves.
+// HTTP on the go-sdk's stateless handler, behind the checks that answer each
+// failure in the error catalogue's exact shape before the SDK sees the
+// request. It knows nothing of the tools it serves.
+//
+// It serves the revision the specification documents, 2025-06-18, the
+// older ones, 2025-11-25, and the stateless 2026-07-28 (SEP-2575:
+// server/discover, no handshake, the protocol version and client info in
+// each request's params._meta), each as that revision specifies
+// ([ProtocolVersions]; contracts/README.md, "Protocol revisions"). Where a
+// revision changed a documented behaviour the endpoint decides by policy:
+// arguments that fail a tool's input schema ([ArgumentError]) are -32602 up
+// to 2025-06-18 and an isError result from 2025-11-25, unless the
+// endpoint's [ArgumentErrorPolicy] always wants the result.
 //
 // In order: Origin/Host guard (403, DNS-rebinding protection, CORS), the
 // endpoint's OAuth verifier when there is one (401), method (405), Accept
@@ -19,7 +29,8 @@
 // Stateless by design: the specification's clients call tools/call with no
 // initialize and no session, and clients that initialize first (the
 // TypeScript SDK, the MCP Inspector) get the same answers without a session
-// id.
+// id. [ServeStdio] serves the same tools over stdio, for clients that launch
+// a local server.
 //
 // An endpoint package builds an [Endpoint]; the host
 // ([github.com/tridenttaxis/trident-mcp/server]) mounts it with [New]:

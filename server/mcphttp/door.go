@@ -19,12 +19,6 @@ import (
 	"github.com/tridenttaxis/trident-mcp/server/ratelimit"
 )
 
-// supportedProtocolVersions are the MCP versions the front door speaks,
-// newest first. It implements 2025-06-18; a client asking for a newer one at
-// initialize is answered with 2025-06-18, as the lifecycle spec says. An
-// MCP-Protocol-Version header naming any other version gets 400.
-var supportedProtocolVersions = []string{"2025-06-18", "2025-03-26", "2024-11-05"}
-
 // Config is what the front door needs from the host: the settings shared by
 // every endpoint. Every field is required unless it says otherwise; the host
 // ([github.com/tridenttaxis/trident-mcp/server.New]) fills them.
@@ -46,18 +40,25 @@ type Config struct {
 	// Verifier checks bearer tokens in front of the endpoint. Zero (nil):
 	// public, no token checked.
 	Verifier *auth.Verifier
+	// ProtocolVersions narrows the MCP revisions served to these (each one
+	// of [ProtocolVersions]), for an operator who serves only what it has
+	// certified: initialize then negotiates the newest of them, and an
+	// MCP-Protocol-Version header naming another gets 400. Zero: every
+	// revision of [ProtocolVersions].
+	ProtocolVersions []string
 }
 
 // door serves one endpoint.
 type door struct {
-	ep      *Endpoint
-	cfg     Config
-	log     *slog.Logger
-	metrics *metrics.Metrics
-	tools   map[string]bool
-	limiter *ratelimit.Limiter
-	jsonMCP http.Handler // application/json replies
-	sseMCP  http.Handler // text/event-stream replies (progress)
+	ep       *Endpoint
+	cfg      Config
+	log      *slog.Logger
+	metrics  *metrics.Metrics
+	tools    map[string]bool
+	versions []string // the revisions served, newest first
+	limiter  *ratelimit.Limiter
+	jsonMCP  http.Handler // application/json replies
+	sseMCP   http.Handler // text/event-stream replies (progress)
 }
 
 // New returns the HTTP handler of ep: the origin guard, the verifier when
@@ -67,37 +68,13 @@ func New(ep *Endpoint, cfg Config, now func() time.Time) (http.Handler, error) {
 	if !strings.HasPrefix(ep.Path, "/") {
 		return nil, fmt.Errorf("mcphttp: Endpoint.Path %q must start with /", ep.Path)
 	}
-	if ep.Implementation == nil || len(ep.Tools) == 0 {
-		return nil, fmt.Errorf("mcphttp: endpoint %s needs an Implementation and at least one tool", ep.Path)
+	d, srv, err := newServer(ep, cfg)
+	if err != nil {
+		return nil, err
 	}
-	d := &door{ep: ep, cfg: cfg, log: cfg.Logger, metrics: cfg.Metrics, tools: map[string]bool{}}
 	if ep.RateLimit != nil {
 		d.limiter = ratelimit.New(*ep.RateLimit, now)
 	}
-	srv := mcp.NewServer(ep.Implementation, &mcp.ServerOptions{
-		Logger:                    sdkLogger(cfg.Logger),
-		SupportedProtocolVersions: supportedProtocolVersions,
-		Capabilities: &mcp.ServerCapabilities{
-			Tools:       &mcp.ToolCapabilities{},
-			Logging:     &mcp.LoggingCapabilities{},
-			Completions: &mcp.CompletionCapabilities{},
-		},
-		// No tool argument is a prompt or resource argument, so there is
-		// never anything to complete; the capability is declared so that
-		// generic clients probing completion/complete get a well-formed
-		// empty answer instead of an error.
-		CompletionHandler: func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
-			return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
-		},
-	})
-	for _, t := range ep.Tools {
-		if t.Def == nil || t.Handler == nil || d.tools[t.Def.Name] {
-			return nil, fmt.Errorf("mcphttp: endpoint %s: every tool needs a definition, a handler and a name of its own", ep.Path)
-		}
-		d.tools[t.Def.Name] = true
-		srv.AddTool(t.Def, d.observeTool(t.Def.Name, t.Handler))
-	}
-	srv.AddReceivingMiddleware(d.rpcMiddleware)
 	getServer := func(*http.Request) *mcp.Server { return srv }
 	// Stateless: the specification's clients call tools/call with no
 	// initialize and no session; clients that initialize get the same
@@ -122,10 +99,55 @@ func New(ep *Endpoint, cfg Config, now func() time.Time) (http.Handler, error) {
 	return d.originGuard(h), nil
 }
 
+// newServer builds the go-sdk server of ep, every tool wrapped by
+// observeTool, for any transport: the HTTP front door's stateless handlers
+// or stdio ([ServeStdio]).
+func newServer(ep *Endpoint, cfg Config) (*door, *mcp.Server, error) {
+	if ep.Implementation == nil || len(ep.Tools) == 0 {
+		return nil, nil, fmt.Errorf("mcphttp: endpoint %s needs an Implementation and at least one tool", ep.Path)
+	}
+	versions, err := servedVersions(cfg.ProtocolVersions)
+	if err != nil {
+		return nil, nil, fmt.Errorf("mcphttp: endpoint %s: %w", ep.Path, err)
+	}
+	d := &door{ep: ep, cfg: cfg, log: cfg.Logger, metrics: cfg.Metrics, tools: map[string]bool{}, versions: versions}
+	srv := mcp.NewServer(ep.Implementation, &mcp.ServerOptions{
+		Logger:                    sdkLogger(cfg.Logger),
+		SupportedProtocolVersions: versions,
+		// Prompts and resources are declared because their list methods
+		// answer (with empty lists, for generic clients that list them
+		// anyway): SEP-2575 asks a server to declare what it answers.
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:       &mcp.ToolCapabilities{},
+			Logging:     &mcp.LoggingCapabilities{},
+			Completions: &mcp.CompletionCapabilities{},
+			Prompts:     &mcp.PromptCapabilities{},
+			Resources:   &mcp.ResourceCapabilities{},
+		},
+		// No tool argument is a prompt or resource argument, so there is
+		// never anything to complete; the capability is declared so that
+		// generic clients probing completion/complete get a well-formed
+		// empty answer instead of an error.
+		CompletionHandler: func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+			return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
+		},
+	})
+	for _, t := range ep.Tools {
+		if t.Def == nil || t.Handler == nil || d.tools[t.Def.Name] {
+			return nil, nil, fmt.Errorf("mcphttp: endpoint %s: every tool needs a definition, a handler and a name of its own", ep.Path)
+		}
+		d.tools[t.Def.Name] = true
+		srv.AddTool(t.Def, d.observeTool(t.Def.Name, t.Handler))
+	}
+	srv.AddReceivingMiddleware(d.rpcMiddleware)
+	return d, srv, nil
+}
+
 // observeTool wraps one tool's handler: it turns a [*ToolError] into the
-// isError result and a panic into -32603, and records the call's outcome
-// (the code the handler returned, never one recovered from the text) and
-// duration.
+// isError result, an [*ArgumentError] into the answer the endpoint's policy
+// and the request's revision call for, and a panic into -32603, and records
+// the call's outcome (the code the handler returned, never one recovered
+// from the text) and duration.
 func (d *door) observeTool(name string, h mcp.ToolHandler) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		start := time.Now()
@@ -141,8 +163,12 @@ func (d *door) observeTool(name string, h mcp.ToolHandler) mcp.ToolHandler {
 		}()
 		res, err = h(ctx, req)
 		var te *ToolError
+		var ae *ArgumentError
 		var je *jsonrpc.Error
 		switch {
+		case errors.As(err, &ae):
+			outcome = metrics.Outcome(string(errcodes.InvalidArguments))
+			return ae.answer(d.ep.ArgumentErrors, req.ProtocolVersion())
 		case errors.As(err, &te):
 			if te.Cause != nil {
 				d.log.InfoContext(ctx, "tool refused", slog.String("endpoint", d.ep.Path), slog.String("tool", name),

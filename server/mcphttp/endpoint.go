@@ -44,6 +44,11 @@ type Endpoint struct {
 	// endpoint with no tool serves nothing.
 	Tools []Tool
 
+	// ArgumentErrors says how a tool's [*ArgumentError] (arguments that
+	// fail its input schema) is answered. Zero: by the request's revision,
+	// -32602 up to 2025-06-18 and an isError result from 2025-11-25.
+	ArgumentErrors ArgumentErrorPolicy
+
 	// RateLimit caps calls of the endpoint's tools per client; tools
 	// without a rule are not limited. Zero (nil): no limit.
 	RateLimit *ratelimit.Policy
@@ -72,10 +77,12 @@ type Endpoint struct {
 // Tool is one tool of an [Endpoint]: its definition as tools/list shows it
 // (schemas exactly as written in the endpoint's contracts) and its handler.
 //
-// The handler validates its own arguments. It answers a refusal the client
-// should read (a result with isError: true) by returning a [*ToolError],
-// which carries the catalogue code the metrics count it under; a JSON-RPC
-// error (such as [RPCError] with INVALID_ARGUMENTS) for a protocol failure;
+// The handler validates its own arguments. It answers arguments that fail
+// the input schema with an [*ArgumentError], which the front door answers as
+// the endpoint's [ArgumentErrorPolicy] says; a refusal the client should
+// read (a result with isError: true) by returning a [*ToolError], which
+// carries the catalogue code the metrics count it under; a JSON-RPC error
+// (such as [RPCError]) for a protocol failure;
 // any other error is logged and answered -32603. A panic is -32603 too, and
 // the process keeps serving.
 type Tool struct {

@@ -67,8 +67,9 @@ type errorBody struct {
 }
 
 type errorObject struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
 }
 
 var nullID = json.RawMessage("null")
@@ -93,10 +94,16 @@ func writeError(w http.ResponseWriter, status int, id json.RawMessage, code errc
 // for the catalogue's rows, directly for the few answers outside them (405,
 // an unknown JSON-RPC method).
 func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code int, msg string) {
+	writeRPCErrorData(w, status, id, errorObject{Code: code, Message: msg})
+}
+
+// writeRPCErrorData writes a JSON-RPC error response whose error object
+// may carry data.
+func writeRPCErrorData(w http.ResponseWriter, status int, id json.RawMessage, e errorObject) {
 	if len(id) == 0 {
 		id = nullID
 	}
-	b, err := json.Marshal(errorBody{JSONRPC: "2.0", ID: id, Error: errorObject{Code: code, Message: msg}})
+	b, err := json.Marshal(errorBody{JSONRPC: "2.0", ID: id, Error: e})
 	if err != nil { // id is raw JSON the front door checked; cannot happen
 		b = []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}`)
 	}

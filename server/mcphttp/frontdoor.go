@@ -31,7 +31,7 @@ const allowedMethods = "POST, OPTIONS"
 // expects a reply gets -32601. resources/* and prompts/* answer empty lists:
 // the server has neither, and generic clients list them anyway.
 var knownMethods = map[string]bool{
-	"initialize": true, "ping": true,
+	"initialize": true, "ping": true, "server/discover": true,
 	"tools/list": true, "tools/call": true,
 	"logging/setLevel": true, "completion/complete": true,
 	"resources/list": true, "resources/templates/list": true, "resources/read": true,
@@ -94,8 +94,8 @@ func (d *door) serveMCP(w http.ResponseWriter, r *http.Request) {
 			Message(errcodes.InvalidRequest, "reason", "Content-Type must be application/json"))
 		return
 	}
-	if v := r.Header.Get(headerProtocolVersion); v != "" && !slices.Contains(supportedProtocolVersions, v) {
-		writeError(w, 0, nil, errcodes.UnsupportedProtocolVersion, Message(errcodes.UnsupportedProtocolVersion, "version", v))
+	if v := r.Header.Get(headerProtocolVersion); v != "" && !slices.Contains(d.versions, v) {
+		d.refuseVersion(w, r, v)
 		return
 	}
 	body, ok := d.readBody(w, r)
@@ -113,7 +113,7 @@ func (d *door) serveMCP(w http.ResponseWriter, r *http.Request) {
 	}
 	if trimmed[0] == '[' {
 		writeError(w, 0, nil, errcodes.InvalidRequest, Message(errcodes.InvalidRequest,
-			"reason", "JSON-RPC batches are not supported by protocol "+supportedProtocolVersions[0]))
+			"reason", "JSON-RPC batches are not supported by protocol "+Revision20250618))
 		return
 	}
 	var env envelope
@@ -138,7 +138,7 @@ func (d *door) serveMCP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	case isCall && !knownMethods[method]:
-		writeRPCError(w, http.StatusOK, id, entry(errcodes.MethodNotFound).JSONRPCCode,
+		writeRPCError(w, methodNotFoundStatus(r), id, entry(errcodes.MethodNotFound).JSONRPCCode,
 			"Method not found: no method named '"+method+"'")
 		return
 	}
@@ -399,7 +399,7 @@ func (d *door) originGuard(next http.Handler) http.Handler {
 			h.Set("Access-Control-Expose-Headers", "Mcp-Session-Id, WWW-Authenticate, Retry-After")
 			if r.Method == http.MethodOptions {
 				h.Set("Access-Control-Allow-Methods", allowedMethods)
-				h.Set("Access-Control-Allow-Headers", "Content-Type, Accept, Authorization, MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID")
+				h.Set("Access-Control-Allow-Headers", "Content-Type, Accept, Authorization, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Session-Id, Last-Event-ID")
 				h.Set("Access-Control-Max-Age", "600")
 				w.WriteHeader(http.StatusNoContent)
 				return

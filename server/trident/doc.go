@@ -19,7 +19,9 @@
 //	http.ListenAndServe(":8080", srv.Handler())
 //
 // Each handler checks its arguments against the contract's input schema
-// (-32602 "Invalid params: <field>: <reason>") and start_booking the party
+// (-32602 "Invalid params: <field>: <reason>" for the specification's
+// 2025-06-18 clients; the same text as an isError result for clients of
+// 2025-11-25 and later, as that revision has it) and start_booking the party
 // size (CAPACITY_EXCEEDED) before any geocoding, so a bad call costs no
 // upstream quota.
 package trident

@@ -106,7 +106,11 @@ func TestProtocolErrors(t *testing.T) {
 		{"tool name not a string", nil, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":7}}`, 200,
 			`{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"Invalid params: name: Expected string, received number"}}`},
 		{"unsupported protocol version", func(h http.Header) { h.Set("MCP-Protocol-Version", "1999-01-01") }, call, 400,
-			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Bad Request: Unsupported protocol version: 1999-01-01"}}`},
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Bad Request: Unsupported protocol version: 1999-01-01",` +
+				`"data":{"supported":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"requested":"1999-01-01"}}}`},
+		{"future protocol version: SEP-2575's code", func(h http.Header) { h.Set("MCP-Protocol-Version", "2099-01-01") }, call, 400,
+			`{"jsonrpc":"2.0","id":5,"error":{"code":-32022,"message":"Bad Request: Unsupported protocol version: 2099-01-01",` +
+				`"data":{"supported":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"requested":"2099-01-01"}}}`},
 		{"older protocol version accepted", func(h http.Header) { h.Set("MCP-Protocol-Version", "2025-03-26") }, `{"jsonrpc":"2.0","id":5,"method":"ping"}`, 200,
 			`{"jsonrpc":"2.0","id":5,"result":{}}`},
 		{"no protocol version header accepted", func(h http.Header) { h.Del("MCP-Protocol-Version") }, `{"jsonrpc":"2.0","id":5,"method":"ping"}`, 200,

@@ -93,7 +93,9 @@ func TestSDKClientInitializesFirst(t *testing.T) {
 			progressc <- req.Params.Message
 		},
 	})
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}, nil)
+	// The SDK's client speaks 2026-07-28 (no handshake) unless told
+	// otherwise; revisions_test.go covers that era.
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}

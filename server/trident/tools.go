@@ -42,19 +42,21 @@ func (t *tools) handlers() map[string]mcp.ToolHandler {
 }
 
 // decode validates raw arguments against tool's input schema and unmarshals
-// them (defaults applied) into v. Its error is the -32602 JSON-RPC error.
+// them (defaults applied) into v. Its error is an [*mcphttp.ArgumentError]:
+// -32602 for the specification's 2025-06-18 clients, an isError result for
+// clients of 2025-11-25 and later (contracts/README.md).
 func (t *tools) decode(tool string, raw json.RawMessage, v any) error {
 	norm, err := t.inputs[tool].Validate(raw)
 	if err != nil {
 		var fe *validate.FieldError
 		if errors.As(err, &fe) {
-			return mcphttp.RPCError(errcodes.InvalidArguments, mcphttp.Message(errcodes.InvalidArguments, "field", fe.Field, "reason", fe.Reason))
+			return &mcphttp.ArgumentError{Field: fe.Field, Reason: fe.Reason}
 		}
 		return err
 	}
 	if err := json.Unmarshal(norm, v); err != nil {
 		// Valid per schema but out of Go's range, e.g. a number beyond float64.
-		return mcphttp.RPCError(errcodes.InvalidArguments, mcphttp.Message(errcodes.InvalidArguments, "field", validate.RootField, "reason", err.Error()))
+		return &mcphttp.ArgumentError{Field: validate.RootField, Reason: err.Error()}
 	}
 	return nil
 }

@@ -692,7 +692,7 @@ type GetServiceInfoOutput struct {
 
 // JsonRpcError The error member of a JSON-RPC error response.
 type JsonRpcError struct {
-	// Code -32700 parse error, -32600 invalid request, -32601 method not found, -32602 invalid params, -32603 internal error, -32001 unauthorized, -32000 other HTTP-level refusals.
+	// Code -32700 parse error, -32600 invalid request, -32601 method not found, -32602 invalid params, -32603 internal error, -32001 unauthorized, -32000 other HTTP-level refusals; in protocol 2026-07-28 also -32020 header mismatch and -32022 unsupported protocol version.
 	Code int `json:"code"`
 
 	// Data Optional details.

@@ -19,6 +19,7 @@
 //	ALLOWED_ORIGINS    (PUBLIC_BASE_URL + loopback)  comma-separated browser origins, or *
 //	RATE_LIMIT         off                        off, or seed (the specification's suggested caps)
 //	MAX_BODY_BYTES     1048576                    larger request bodies get 413
+//	MCP_PROTOCOL_VERSIONS  (all)                  comma-separated MCP revisions to serve
 //	LOG_LEVEL          info                       debug, info, warn or error
 //
 // It logs JSON to stderr and shuts down gracefully on SIGTERM or SIGINT,
@@ -26,6 +27,9 @@
 // its type and default, and examples; -version the version and the MCP
 // protocol revisions. A mistake on the command line (an unknown flag, a
 // value of the wrong type, a positional argument) exits 2.
+// With -stdio it serves the same tools over MCP's stdio transport instead,
+// for clients that launch a local binary: JSON-RPC on stdin and stdout,
+// logs on stderr only.
 package main
 
 import (
@@ -46,6 +50,7 @@ import (
 	"github.com/tridenttaxis/trident-mcp/server"
 	"github.com/tridenttaxis/trident-mcp/server/auth"
 	"github.com/tridenttaxis/trident-mcp/server/geo"
+	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
 	"github.com/tridenttaxis/trident-mcp/server/trident"
 )
 
@@ -66,6 +71,7 @@ func main() {
 type config struct {
 	version  bool // -version: print it and exit
 	addr     string
+	stdio    bool // serve on stdin/stdout instead of HTTP (stdio.go)
 	logLevel slog.Level
 	host     server.Options  // what every endpoint shares
 	trident  trident.Options // the Trident endpoint at /mcp
@@ -93,11 +99,23 @@ var vars = []struct{ env, def, help string }{
 	{"ALLOWED_ORIGINS", "", "comma-separated allowed browser origins, or * (default: PUBLIC_BASE_URL and loopback)"},
 	{"RATE_LIMIT", "off", "off or seed"},
 	{"MAX_BODY_BYTES", strconv.Itoa(server.DefaultMaxBodyBytes), "request body limit in bytes"},
+	{"MCP_PROTOCOL_VERSIONS", "", "comma-separated MCP revisions to serve (default all: " + strings.Join(mcphttp.ProtocolVersions(), ",") + ")"},
 	{"LOG_LEVEL", "info", "debug, info, warn or error"},
 	{"FARE_CLOCK", "", "freeze the clock that picks the tariff band for calls without departAt at this RFC 3339 instant (replaying samples, demos); unset means real time"},
 }
 
 func flagName(env string) string { return strings.ReplaceAll(strings.ToLower(env), "_", "-") }
+
+// splitList reads a comma-separated setting, blanks dropped; nil when empty.
+func splitList(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
 
 // parseConfig reads the environment through getenv, then the flags in args.
 // It returns a helpRequest for -h, and a usageError for a mistake on the
@@ -117,6 +135,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		fs.Var(s, flagName(v.env), v.help)
 	}
 	version := fs.Bool("version", false, "print the version and the MCP protocol revisions, and exit")
+	stdio := fs.Bool("stdio", false, stdioHelp)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, helpRequest{fs}
@@ -140,7 +159,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		return ""
 	}
 
-	c := &config{addr: get("ADDR")}
+	c := &config{addr: get("ADDR"), stdio: *stdio}
 	if err := c.logLevel.UnmarshalText([]byte(get("LOG_LEVEL"))); err != nil {
 		return nil, fmt.Errorf("LOG_LEVEL=%q: want debug, info, warn or error", get("LOG_LEVEL"))
 	}
@@ -149,13 +168,8 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 	t.ResourceURL = get("MCP_RESOURCE_URL")
 	t.BookingBaseURL = get("BOOKING_BASE_URL")
 	t.RateLimit = get("RATE_LIMIT")
-	if s := get("ALLOWED_ORIGINS"); s != "" {
-		for _, part := range strings.Split(s, ",") {
-			if part = strings.TrimSpace(part); part != "" {
-				o.AllowedOrigins = append(o.AllowedOrigins, part)
-			}
-		}
-	}
+	o.AllowedOrigins = splitList(get("ALLOWED_ORIGINS"))
+	o.ProtocolVersions = splitList(get("MCP_PROTOCOL_VERSIONS"))
 	n, err := strconv.ParseInt(get("MAX_BODY_BYTES"), 10, 64)
 	if err != nil || n <= 0 {
 		return nil, fmt.Errorf("MAX_BODY_BYTES=%q: want a positive number of bytes", get("MAX_BODY_BYTES"))
@@ -203,6 +217,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: c.logLevel}))
 	c.host.Logger, c.trident.Logger = logger, logger
+	if c.stdio {
+		return serveStdio(ctx, c, logger)
+	}
 	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
 		return err
