@@ -21,6 +21,7 @@ import (
 	"github.com/tridenttaxis/trident-mcp/contracts"
 	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
 	"github.com/tridenttaxis/trident-mcp/server/auth"
+	"github.com/tridenttaxis/trident-mcp/server/fastcall"
 	"github.com/tridenttaxis/trident-mcp/server/metrics"
 	"github.com/tridenttaxis/trident-mcp/server/ratelimit"
 	"github.com/tridenttaxis/trident-mcp/server/validate"
@@ -142,6 +143,13 @@ func New(opts *Options) (*Server, error) {
 	jsonOpts, sseOpts := base, base
 	jsonOpts.JSONResponse = true
 	s.jsonMCP = mcp.NewStreamableHTTPHandler(getServer, &jsonOpts)
+	if !o.DisableFastPath {
+		s.jsonMCP = fastcall.New(s.jsonMCP, fastcall.Options{
+			Tools:            s.handlers,
+			Middleware:       []mcp.Middleware{s.rpcMiddleware},
+			ProtocolVersions: supportedProtocolVersions,
+		})
+	}
 	s.sseMCP = mcp.NewStreamableHTTPHandler(getServer, &sseOpts)
 
 	if o.Auth != nil {

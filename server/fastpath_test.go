@@ -1,0 +1,315 @@
+package server_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tridenttaxis/trident-mcp/contracts"
+	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
+	"github.com/tridenttaxis/trident-mcp/server"
+	"github.com/tridenttaxis/trident-mcp/server/auth"
+	"github.com/tridenttaxis/trident-mcp/server/geo"
+	"github.com/tridenttaxis/trident-mcp/server/ratelimit"
+)
+
+// The differential tests: every request goes to the same server built twice,
+// once with the fast path (server/fastcall) and once with every call
+// through the go-sdk (Options.DisableFastPath), and the two answers must be
+// the same bytes: status, headers and body.
+
+// paths is one configuration served both ways.
+type paths struct {
+	fast, ref *server.Server
+}
+
+func newPaths(t testing.TB, opts func() *server.Options) *paths {
+	t.Helper()
+	build := func(disable bool) *server.Server {
+		o := opts()
+		if o.Now == nil {
+			o.Now = fixedClock
+		}
+		if o.Logger == nil {
+			o.Logger = quietLogger()
+		}
+		o.DisableFastPath = disable
+		s, err := server.New(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	return &paths{fast: build(false), ref: build(true)}
+}
+
+func defaultOpts() *server.Options { return &server.Options{} }
+
+// exchange is what a client sees of one reply.
+type exchange struct {
+	Status int
+	Header http.Header
+	Body   string
+}
+
+func send(h http.Handler, header http.Header, body string) exchange {
+	req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
+	req.Header = header.Clone()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return exchange{Status: rec.Code, Header: rec.Header(), Body: rec.Body.String()}
+}
+
+// compare sends body to both servers, fails the test when the answers
+// differ, and reports whether the fast path answered it.
+func (p *paths) compare(t testing.TB, header http.Header, body string) bool {
+	t.Helper()
+	before := server.FastCalls(p.fast)
+	fast := send(p.fast.Handler(), header, body)
+	tookFast := server.FastCalls(p.fast) > before
+	ref := send(p.ref.Handler(), header, body)
+	if diff := cmp.Diff(ref, fast); diff != "" {
+		t.Errorf("fast path (fast=%v) differs from the go-sdk for %s (-sdk +fast):\n%s", tookFast, body, diff)
+	}
+	return tookFast
+}
+
+func callBody(id, tool, args string) string {
+	return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + args + `}}`
+}
+
+// Every sample of contracts/samples, both ways; the tools/call samples must
+// take the fast path.
+func TestFastPathSamples(t *testing.T) {
+	samples, err := contracts.LoadSamples()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newPaths(t, defaultOpts)
+	oauth := newPaths(t, func() *server.Options {
+		return &server.Options{Auth: &auth.Config{Issuer: "http://127.0.0.1:9/auth/v1"}}
+	})
+	for _, s := range samples {
+		t.Run(s.Name, func(t *testing.T) {
+			header := mcpHeaders()
+			for k, v := range s.HTTP.RequestHeaders {
+				header.Set(k, v)
+			}
+			target := p
+			if s.Mode == "oauth" {
+				target = oauth
+			}
+			fast := target.compare(t, header, string(s.Request))
+			wantFast := s.Mode == "" && s.HTTP.Status == 200 && bytes.Contains(s.Request, []byte(`"tools/call"`)) &&
+				s.ErrorCode != string(errcodes.MethodNotFound) // unknown tools are the front door's
+			if fast != wantFast {
+				t.Errorf("fast path taken = %v, want %v", fast, wantFast)
+			}
+		})
+	}
+}
+
+// A case per row of the error catalogue, both ways.
+func TestFastPathCatalogue(t *testing.T) {
+	failing := func(f *fakeGeo) func() *server.Options {
+		return func() *server.Options { return &server.Options{Geocoder: f, Router: f} }
+	}
+	type tc struct {
+		opts   func() *server.Options
+		header func(http.Header)
+		bodies []string // sent in order; the last is the one the code is about
+		fast   bool     // the fast path answers it
+	}
+	set := func(k, v string) func(http.Header) { return func(h http.Header) { h.Set(k, v) } }
+	sampleCall := callBody("7", "estimate_fare", `{"pickup":"Helensburgh Central Station","dropoff":"Glasgow Airport","vehicleType":"executive"}`)
+	cases := map[errcodes.Code]tc{
+		errcodes.InvalidArguments:   {bodies: []string{callBody("1", "start_booking", `{"pickup":"ab","dropoff":"Glasgow Airport","vehicleType":"limo"}`)}, fast: true},
+		errcodes.GeocodeFailed:      {bodies: []string{callBody("2", "estimate_fare", `{"pickup":"xxx","dropoff":"Glasgow Airport"}`)}, fast: true},
+		errcodes.RoutingUnavailable: {opts: failing(&fakeGeo{geoErr: fmt.Errorf("nominatim: %w", geo.ErrUnavailable)}), bodies: []string{sampleCall}, fast: true},
+		errcodes.CapacityExceeded:   {bodies: []string{callBody(`"c"`, "start_booking", `{"pickup":"Helensburgh Central Station","dropoff":"Glasgow Airport","vehicleType":"saloon","passengers":9}`)}, fast: true},
+		errcodes.InternalError:      {opts: failing(&fakeGeo{panicMsg: "boom"}), bodies: []string{sampleCall}, fast: true},
+		errcodes.Unauthorized: {opts: func() *server.Options {
+			return &server.Options{Auth: &auth.Config{Issuer: "http://127.0.0.1:9/auth/v1"}}
+		}, bodies: []string{sampleCall}},
+		errcodes.MethodNotFound:             {bodies: []string{callBody("3", "book_now", `{}`)}},
+		errcodes.NotAcceptable:              {header: set("Accept", "application/json"), bodies: []string{sampleCall}},
+		errcodes.ParseError:                 {bodies: []string{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{`}},
+		errcodes.InvalidRequest:             {bodies: []string{`{"jsonrpc":"1.0","id":1,"method":"tools/call","params":{"name":"estimate_fare"}}`}},
+		errcodes.UnsupportedProtocolVersion: {header: set("MCP-Protocol-Version", "1999-01-01"), bodies: []string{sampleCall}},
+		errcodes.ForbiddenOrigin:            {header: set("Origin", "https://attacker.example"), bodies: []string{sampleCall}},
+		errcodes.PayloadTooLarge:            {opts: func() *server.Options { return &server.Options{MaxBodyBytes: 64} }, bodies: []string{sampleCall}},
+		errcodes.RateLimited: {opts: func() *server.Options {
+			return &server.Options{RateLimitPolicy: &ratelimit.Policy{Tools: map[string]ratelimit.Rule{"estimate_fare": {PerMinute: 1}}}}
+		}, bodies: []string{sampleCall, sampleCall}},
+	}
+	for _, e := range errcodes.Catalogue {
+		c, ok := cases[e.Code]
+		if !ok {
+			t.Errorf("no differential case for catalogue code %s: add one", e.Code)
+			continue
+		}
+		t.Run(string(e.Code), func(t *testing.T) {
+			opts := c.opts
+			if opts == nil {
+				opts = defaultOpts
+			}
+			p := newPaths(t, opts)
+			header := mcpHeaders()
+			if c.header != nil {
+				c.header(header)
+			}
+			var fast bool
+			for _, b := range c.bodies {
+				fast = p.compare(t, header, b)
+			}
+			if fast != c.fast {
+				t.Errorf("fast path taken = %v, want %v", fast, c.fast)
+			}
+		})
+	}
+}
+
+// Property cases: random calls, ids, params and formatting, with a fixed
+// seed so a failure replays.
+func TestFastPathProperties(t *testing.T) {
+	p := newPaths(t, defaultOpts)
+	r := rand.New(rand.NewPCG(11, 2026))
+	fast := 0
+	const n = 600
+	for range n {
+		if p.compare(t, mcpHeaders(), randomCall(r)) {
+			fast++
+		}
+		if t.Failed() {
+			return
+		}
+	}
+	if fast < n/4 {
+		t.Errorf("only %d of %d random calls took the fast path: the cases no longer exercise it", fast, n)
+	}
+}
+
+// Every seed of the fuzz targets, both ways.
+func TestFastPathFuzzCorpus(t *testing.T) {
+	p := newPaths(t, defaultOpts)
+	for _, args := range toolCallSeeds {
+		for _, tool := range []string{"estimate_fare", "start_booking", "get_service_info"} {
+			p.compare(t, mcpHeaders(), callBody("42", tool, args))
+		}
+	}
+	for _, s := range fastPathSeeds {
+		p.compare(t, mcpHeaders(), s)
+	}
+}
+
+// FuzzFastPathMatchesSDK sends arbitrary bodies to both paths and fails on
+// any byte of difference.
+//
+//	go test -run '^$' -fuzz FuzzFastPathMatchesSDK ./server/
+func FuzzFastPathMatchesSDK(f *testing.F) {
+	for _, s := range fastPathSeeds {
+		f.Add(s)
+	}
+	for _, args := range toolCallSeeds {
+		f.Add(callBody("1", "estimate_fare", args))
+	}
+	p := newPaths(f, defaultOpts)
+	f.Fuzz(func(t *testing.T, body string) {
+		p.compare(t, mcpHeaders(), body)
+	})
+}
+
+// fastPathSeeds are whole bodies around the edges of what the fast path
+// takes: ids the SDK rewrites, params it reads, envelopes it refuses.
+var fastPathSeeds = []string{
+	callBody("1", "estimate_fare", `{"pickup":"Helensburgh Central Station","dropoff":"Glasgow Airport","vehicleType":"executive","meetAndGreet":false}`),
+	callBody("1.5", "get_service_info", `{}`),
+	callBody("1e2", "get_service_info", `{}`),
+	callBody("-0", "get_service_info", `{}`),
+	callBody("12345678901234567890", "get_service_info", `{}`),
+	callBody(`"a\u0041"`, "get_service_info", `{}`),
+	callBody(`"é"`, "get_service_info", `{}`),
+	callBody(`""`, "get_service_info", `{}`),
+	callBody("null", "get_service_info", `{}`),
+	callBody("1", "get_service_info", `null`),
+	callBody("1", "get_service_info", `[]`),
+	callBody("1", "get\u005fservice_info", `{}`),
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_service_info"}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_service_info","_meta":{}}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_service_info","_meta":{"progressToken":null}}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_service_info","arguments":{},"extra":1}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_service_info","name":"estimate_fare"}}`,
+	`{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/call","params":{"name":"get_service_info"}}`,
+	`{"id":1,"method":"tools/call","params":{"name":"get_service_info"},"jsonrpc":"2.0"}`,
+	` { "jsonrpc" : "2.0" , "id" : 1 , "method" : "tools/call" , "params" : { "name" : "get_service_info" , "arguments" : { } } } `,
+	`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"get_service_info"}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":null}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+	`{"jsonrpc":"2.0","id":1,"method":"ping"}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"start_booking","arguments":{"pickup":"Helensburgh Central Station","dropoff":"Glasgow Airport & <Terminal>","vehicleType":"mpv"}}}`,
+}
+
+// randomCall builds a tools/call with random members, mostly valid.
+func randomCall(r *rand.Rand) string {
+	pick := func(xs ...string) string { return xs[r.IntN(len(xs))] }
+	sp := func() string { return pick("", "", "", " ", "\n\t") }
+	places := []string{`"Helensburgh Central Station"`, `"Glasgow Airport"`, `"Edinburgh Airport"`, `"Balloch"`, `"xxx"`, `"ab"`, `""`,
+		`"G84 7HL"`, `"Dumbarton & Loch Lomond <x>"`, `"Glasgow Central"`, `"Prestwick Airport"`, `"Oban"`, `1`, `null`, `"\u00e9t\u00e9"`}
+	values := map[string][]string{
+		"pickup":       places,
+		"dropoff":      places,
+		"vehicleType":  {`"saloon"`, `"executive"`, `"mpv"`, `"wav"`, `"eight_seater"`, `"limo"`, `3`},
+		"departAt":     {`"2025-12-25T10:00:00Z"`, `"2025-12-25T23:59:60Z"`, `"tomorrow"`, `"2025-03-12T02:00:00+01:00"`},
+		"meetAndGreet": {`true`, `false`, `"yes"`},
+		"passengers":   {`1`, `4`, `6`, `8`, `9`, `0`, `3.0`, `2.5`, `-1`, `1e400`},
+		"extra":        {`{}`, `[1,2]`, `"x"`},
+	}
+	var members []string
+	for _, k := range []string{"pickup", "dropoff", "vehicleType", "departAt", "meetAndGreet", "passengers", "extra"} {
+		if r.IntN(10) < 7 || k == "pickup" || k == "dropoff" {
+			if r.IntN(20) == 0 {
+				continue // a missing required field now and then
+			}
+			members = append(members, sp()+`"`+k+`"`+sp()+":"+sp()+pick(values[k]...))
+		}
+	}
+	r.Shuffle(len(members), func(i, j int) { members[i], members[j] = members[j], members[i] })
+	args := "{" + strings.Join(members, ",") + "}"
+	if r.IntN(25) == 0 {
+		args = pick(`null`, `[]`, `"s"`, `{}`)
+	}
+	params := []string{`"name":` + pick(`"estimate_fare"`, `"estimate_fare"`, `"start_booking"`, `"start_booking"`, `"get_service_info"`, `"nope"`), `"arguments":` + args}
+	if r.IntN(15) == 0 {
+		params = append(params, pick(`"_meta":{}`, `"_meta":{"progressToken":null}`, `"other":1`))
+	}
+	if r.IntN(15) == 0 {
+		params = params[:1] // no arguments
+	}
+	r.Shuffle(len(params), func(i, j int) { params[i], params[j] = params[j], params[i] })
+	env := []string{
+		`"jsonrpc":` + sp() + `"2.0"`,
+		`"id":` + pick("1", "0", "-7", "42", "999999999999999", "1.0", "2e1", `"abc"`, `"a b"`, `"x\"y"`, `"ü"`, "9007199254740993"),
+		`"method":"tools/call"`,
+		`"params":{` + strings.Join(params, ","+sp()) + "}",
+	}
+	r.Shuffle(len(env), func(i, j int) { env[i], env[j] = env[j], env[i] })
+	return sp() + "{" + sp() + strings.Join(env, ","+sp()) + sp() + "}" + sp()
+}
+
+func TestRandomCallsAreJSON(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 200 {
+		if b := randomCall(r); !json.Valid([]byte(b)) {
+			t.Fatalf("generator made invalid JSON: %s", b)
+		}
+	}
+}
