@@ -232,6 +232,8 @@ func decodeNumbers(data []byte, v any) error {
 // Validate checks args (a JSON object; empty or null counts as {}) and
 // returns it re-encoded with the schema's defaults filled in and integers in
 // plain form (3.0 becomes 3), ready to unmarshal into the tool's Go type.
+// Arguments already in that form are returned as given (trimmed), key order
+// and spacing included, so the result is not a canonical encoding to hash.
 // Keys the schema does not describe are dropped, as the seed's Zod objects
 // strip them, unless it says additionalProperties: false (refused) or gives
 // additionalProperties a schema (checked and kept).
@@ -248,6 +250,12 @@ func (s *Schema) Validate(args json.RawMessage) (json.RawMessage, error) {
 	out, fe := s.root.check(v, nil, true)
 	if fe != nil {
 		return nil, fe
+	}
+	if t := bytes.TrimSpace(args); len(t) > 0 && t[0] == '{' && identical(v, out) {
+		// No default filled, no key dropped, no number rewritten: the
+		// arguments already are their normal form (as a Go struct decodes
+		// them), and re-encoding them would only cost allocations.
+		return t, nil
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
@@ -525,6 +533,30 @@ func jsonEqual(a, b any) bool {
 		}
 		return true
 	default:
+		return a == b
+	}
+}
+
+// identical reports whether two decoded values are the same JSON text up to
+// key order and spacing: unlike jsonEqual, 3 and 3.0 differ.
+func identical(a, b any) bool {
+	switch x := a.(type) {
+	case []any:
+		y, ok := b.([]any)
+		return ok && slices.EqualFunc(x, y, identical)
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, xv := range x {
+			yv, ok := y[k]
+			if !ok || !identical(xv, yv) {
+				return false
+			}
+		}
+		return true
+	default: // string, json.Number, bool, nil: comparable
 		return a == b
 	}
 }
