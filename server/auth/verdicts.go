@@ -31,6 +31,7 @@ type verdict struct {
 
 	info   CallerInfo // Token empty
 	scopes []string
+	extra  tokenExtra
 }
 
 // verdictCache remembers accepted tokens so that a client reusing its token
@@ -74,7 +75,7 @@ func (c *verdictCache) get(key verdictKey, token string, epoch uint64, now time.
 	}
 	info := v.info
 	info.Token = token
-	return newVerifiedCaller(info, slices.Clone(v.scopes), v.expiry)
+	return newVerifiedCaller(info, slices.Clone(v.scopes), v.extra)
 }
 
 // add remembers an accepted token.
@@ -87,6 +88,7 @@ func (c *verdictCache) add(key verdictKey, epoch uint64, cl *jwt.Claims, vc *ver
 		expiry: cl.Expiry.Time(),
 		info:   vc.info,
 		scopes: slices.Clone(vc.ti.Scopes),
+		extra:  newTokenExtra(vc.info, cl.Expiry.Time()),
 	}
 	v.info.Token = ""
 	if cl.NotBefore != nil {
@@ -121,11 +123,25 @@ func (v *verdict) validAt(now time.Time, skew time.Duration) bool {
 	return true
 }
 
+// tokenExtra holds the values of TokenInfo.Extra that depend only on the
+// token, already in interface form, so a cache hit does not box them again.
+type tokenExtra struct{ clientID, email, exp any }
+
+func newTokenExtra(info CallerInfo, expiry time.Time) tokenExtra {
+	return tokenExtra{clientID: info.ClientID, email: info.Email, exp: expiry}
+}
+
 // newVerifiedCaller builds the caller and the go-sdk TokenInfo that carries
-// it, for a fresh verification and for a cache hit alike.
-func newVerifiedCaller(info CallerInfo, scopes []string, expiry time.Time) *verifiedCaller {
-	vc := &verifiedCaller{info: info}
-	vc.ti = &sdkauth.TokenInfo{
+// it, for a fresh verification and for a cache hit alike, in one allocation
+// besides the Extra map.
+func newVerifiedCaller(info CallerInfo, scopes []string, extra tokenExtra) *verifiedCaller {
+	both := &struct {
+		vc verifiedCaller
+		ti sdkauth.TokenInfo
+	}{vc: verifiedCaller{info: info}}
+	vc := &both.vc
+	vc.ti = &both.ti
+	*vc.ti = sdkauth.TokenInfo{
 		Scopes: scopes,
 		UserID: info.UserID,
 		// Expiration is deliberately left zero: exp was checked against
@@ -134,9 +150,9 @@ func newVerifiedCaller(info CallerInfo, scopes []string, expiry time.Time) *veri
 		// answer with its own text/plain 401. The expiry is in Extra["exp"].
 		Extra: map[string]any{
 			TokenInfoCallerKey: Caller(vc),
-			"client_id":        info.ClientID,
-			"email":            info.Email,
-			"exp":              expiry,
+			"client_id":        extra.clientID,
+			"email":            extra.email,
+			"exp":              extra.exp,
 		},
 	}
 	return vc

@@ -41,6 +41,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -139,93 +140,111 @@ func run(c config) error {
 	}
 
 	fmt.Printf("loadbench: estimate_fare over loopback; %d CPUs shared by the generator and the server under test\n", runtime.NumCPU())
-	fmt.Printf("each target: %d rounds of %v (after %v warm-up) per connection count, in the order A B C A B C\n\n", c.rounds, c.dur, c.warm)
+	fmt.Printf("each target: %d rounds of %v (after %v warm-up) per connection count; every mode's servers run side by side and are measured in turn (A B C A B C)\n\n", c.rounds, c.dur, c.warm)
+	slots, stop, err := setUp(c)
+	defer stop()
+	if err != nil {
+		return err
+	}
 	results := map[string]map[int]map[string]load{} // mode, conns, target
-	for _, mode := range c.modes {
-		res, err := runMode(c, mode)
-		if err != nil {
-			return fmt.Errorf("%s mode: %w", mode, err)
+	for _, n := range c.conns {
+		runs := map[*slot][]load{}
+		for round := range c.rounds {
+			for _, sl := range slots {
+				fmt.Fprintf(os.Stderr, "  %d conns, round %d: %s, %s mode\n", n, round+1, sl.target.name, sl.mode)
+				l, err := drive(sl.target.addr, sl.req, n, c.warm, c.dur)
+				if err != nil {
+					return fmt.Errorf("%s in %s mode at %d connections: %w", sl.target.name, sl.mode, n, err)
+				}
+				runs[sl] = append(runs[sl], l)
+			}
 		}
-		results[mode] = res
+		for _, sl := range slots {
+			if results[sl.mode] == nil {
+				results[sl.mode] = map[int]map[string]load{}
+			}
+			if results[sl.mode][n] == nil {
+				results[sl.mode][n] = map[string]load{}
+			}
+			results[sl.mode][n][sl.target.name] = merge(runs[sl])
+		}
 	}
 	report(os.Stdout, c, results)
 	return nil
 }
 
-func runMode(c config, mode string) (map[int]map[string]load, error) {
-	header := map[string]string{}
-	var serverEnv, peerArgs []string
-	if mode == "oauth" {
-		iss, stopIssuer, err := startIssuer()
-		if err != nil {
-			return nil, err
-		}
-		defer stopIssuer()
-		token, err := iss.MintAccessToken(devissuer.TokenClaims{Resource: resourceURL, ExpiresAt: time.Now().Add(2 * time.Hour)})
-		if err != nil {
-			return nil, err
-		}
-		header["Authorization"] = "Bearer " + token
-		serverEnv = []string{"MCP_REQUIRE_OAUTH=true", "OAUTH_ISSUER=" + iss.IssuerURL(), "MCP_RESOURCE_URL=" + resourceURL}
-		peerArgs = []string{"-oauth-issuer", iss.IssuerURL(), "-resource-url", resourceURL}
-	}
+// slot is one target driven with one mode's request.
+type slot struct {
+	mode   string
+	target *target
+	req    request
+}
 
-	ours, err := startServer(c.serverBin, serverEnv)
-	if err != nil {
-		return nil, err
-	}
-	defer ours.stop()
-	peer, err := startPeer(namePeer, c.peerBin, append([]string{"-clock", fareClock}, peerArgs...)...)
-	if err != nil {
-		return nil, err
-	}
-	defer peer.stop()
-	// The floor answers with trident-mcp's own reply, byte for byte.
-	reply, err := fetch(ours.addr, newRequest(ours.addr, "/mcp", requestBody, header, wantInReply))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", nameOurs, err)
-	}
-	floor, err := startPeer(nameFloor, c.peerBin, "-floor", "-reply", string(reply))
-	if err != nil {
-		return nil, err
-	}
-	defer floor.stop()
-
-	targets := []*target{ours, peer, floor}
-	reqs := map[string]request{}
-	for _, t := range targets {
-		reqs[t.name] = newRequest(t.addr, "/mcp", requestBody, header, wantInReply)
-		if _, err := fetch(t.addr, reqs[t.name]); err != nil {
-			return nil, fmt.Errorf("%s: %w", t.name, err)
+// setUp starts every server the modes need, checks that each answers the
+// benchmark's call (and, in OAuth mode, refuses it without the token), and
+// returns the measurement order. stop ends whatever was started, also on
+// error.
+func setUp(c config) (slots []*slot, stop func(), err error) {
+	var stops []func()
+	stop = func() {
+		for _, f := range slices.Backward(stops) {
+			f()
 		}
-		if mode == "oauth" && t != floor {
-			// Without the token the server must refuse: OAuth is really on.
-			anon := newRequest(t.addr, "/mcp", requestBody, nil, "")
-			if _, err := fetch(t.addr, anon); err == nil || !strings.Contains(err.Error(), "HTTP 401") {
-				return nil, fmt.Errorf("%s in OAuth mode answered a call without a token: %v", t.name, err)
+	}
+	var reply []byte // trident-mcp's answer, which the floor repeats
+	var floor *target
+	for _, mode := range c.modes {
+		header := map[string]string{}
+		var serverEnv, peerArgs []string
+		if mode == "oauth" {
+			iss, stopIssuer, err := startIssuer()
+			if err != nil {
+				return nil, stop, err
 			}
+			stops = append(stops, stopIssuer)
+			token, err := iss.MintAccessToken(devissuer.TokenClaims{Resource: resourceURL, ExpiresAt: time.Now().Add(2 * time.Hour)})
+			if err != nil {
+				return nil, stop, err
+			}
+			header["Authorization"] = "Bearer " + token
+			serverEnv = []string{"MCP_REQUIRE_OAUTH=true", "OAUTH_ISSUER=" + iss.IssuerURL(), "MCP_RESOURCE_URL=" + resourceURL}
+			peerArgs = []string{"-oauth-issuer", iss.IssuerURL(), "-resource-url", resourceURL}
 		}
-	}
-
-	out := map[int]map[string]load{}
-	for _, n := range c.conns {
-		runs := map[string][]load{}
-		for round := range c.rounds {
-			for _, t := range targets {
-				fmt.Fprintf(os.Stderr, "  %s, %d conns, round %d: %s\n", mode, n, round+1, t.name)
-				l, err := drive(t.addr, reqs[t.name], n, c.warm, c.dur)
-				if err != nil {
-					return nil, fmt.Errorf("%s at %d connections: %w", t.name, n, err)
+		ours, err := startServer(c.serverBin, serverEnv)
+		if err != nil {
+			return nil, stop, err
+		}
+		stops = append(stops, ours.stop)
+		peer, err := startPeer(namePeer, c.peerBin, append([]string{"-clock", fareClock}, peerArgs...)...)
+		if err != nil {
+			return nil, stop, err
+		}
+		stops = append(stops, peer.stop)
+		if floor == nil {
+			if reply, err = fetch(ours.addr, newRequest(ours.addr, "/mcp", requestBody, header, wantInReply)); err != nil {
+				return nil, stop, fmt.Errorf("%s: %w", nameOurs, err)
+			}
+			if floor, err = startPeer(nameFloor, c.peerBin, "-floor", "-reply", string(reply)); err != nil {
+				return nil, stop, err
+			}
+			stops = append(stops, floor.stop)
+		}
+		for _, t := range []*target{ours, peer, floor} {
+			sl := &slot{mode: mode, target: t, req: newRequest(t.addr, "/mcp", requestBody, header, wantInReply)}
+			if _, err := fetch(t.addr, sl.req); err != nil {
+				return nil, stop, fmt.Errorf("%s in %s mode: %w", t.name, mode, err)
+			}
+			if mode == "oauth" && t != floor {
+				// Without the token the server must refuse: OAuth is really on.
+				anon := newRequest(t.addr, "/mcp", requestBody, nil, "")
+				if _, err := fetch(t.addr, anon); err == nil || !strings.Contains(err.Error(), "HTTP 401") {
+					return nil, stop, fmt.Errorf("%s in OAuth mode answered a call without a token: %v", t.name, err)
 				}
-				runs[t.name] = append(runs[t.name], l)
 			}
-		}
-		out[n] = map[string]load{}
-		for name, r := range runs {
-			out[n][name] = merge(r)
+			slots = append(slots, sl)
 		}
 	}
-	return out, nil
+	return slots, stop, nil
 }
 
 // fetch sends one request on a fresh connection and returns the body.
