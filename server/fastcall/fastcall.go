@@ -9,8 +9,8 @@ import (
 	"mime"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
@@ -44,10 +44,15 @@ type Options struct {
 // it. Build it with [New].
 type Handler struct {
 	next     http.Handler
-	tools    map[string]mcp.ToolHandler
+	tools    map[string]tool
 	call     mcp.MethodHandler
 	versions []string
 	served   atomic.Uint64
+}
+
+type tool struct {
+	name   string // the map key, so a call's name costs no allocation
+	handle mcp.ToolHandler
 }
 
 // Served is how many calls the fast path has answered, so tests can tell
@@ -60,7 +65,10 @@ func (h *Handler) Served() uint64 { return h.served.Load() }
 // cross-origin checks are off (the front door makes them before either path
 // runs).
 func New(next http.Handler, opts Options) *Handler {
-	h := &Handler{next: next, tools: opts.Tools, versions: opts.ProtocolVersions}
+	h := &Handler{next: next, tools: make(map[string]tool, len(opts.Tools)), versions: opts.ProtocolVersions}
+	for name, th := range opts.Tools {
+		h.tools[name] = tool{name: name, handle: th}
+	}
 	h.call = h.dispatch
 	for _, m := range slices.Backward(opts.Middleware) { // as mcp.Server.AddReceivingMiddleware
 		h.call = m(h.call)
@@ -73,7 +81,7 @@ func New(next http.Handler, opts Options) *Handler {
 // rather than null).
 func (h *Handler) dispatch(ctx context.Context, _ string, req mcp.Request) (mcp.Result, error) {
 	call := req.(*mcp.CallToolRequest)
-	res, err := h.tools[call.Params.Name](ctx, call)
+	res, err := h.tools[call.Params.Name].handle(ctx, call)
 	if err == nil && res != nil && res.Content == nil {
 		res2 := *res
 		res2.Content = []mcp.Content{}
@@ -85,6 +93,18 @@ func (h *Handler) dispatch(ctx context.Context, _ string, req mcp.Request) (mcp.
 	return res, err
 }
 
+// Call is one request the fast path answers, read by [Handler.Parse]. Its
+// parts are allocated together.
+type Call struct {
+	req    mcp.CallToolRequest
+	params mcp.CallToolParamsRaw
+	extra  mcp.RequestExtra
+	id     []byte // raw; echoed as sent (echoedID says when that is what the SDK does)
+}
+
+// Tool is the name of the tool called.
+func (c *Call) Tool() string { return c.params.Name }
+
 // ServeHTTP answers r on the fast path when it can, else hands it to the
 // SDK with its body intact.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -94,18 +114,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.next.ServeHTTP(w, r)
 		return
 	}
-	h.ServeBody(w, r, body)
-}
-
-type errReader struct{ err error }
-
-func (e errReader) Read([]byte) (int, error) { return 0, e.err }
-
-// ServeBody is ServeHTTP for a caller that has already read the body.
-func (h *Handler) ServeBody(w http.ResponseWriter, r *http.Request, body []byte) {
-	if c, id, ok := h.parse(r, body); ok {
-		h.served.Add(1)
-		h.serve(w, r, c, id)
+	if c, ok := h.Parse(r, body); ok {
+		h.Serve(w, r, c)
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
@@ -113,22 +123,27 @@ func (h *Handler) ServeBody(w http.ResponseWriter, r *http.Request, body []byte)
 	h.next.ServeHTTP(w, r)
 }
 
-// parse reads a call the fast path answers exactly as the go-sdk would:
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// Parse reads a call the fast path answers exactly as the go-sdk would:
 // one JSON-RPC request for tools/call of a known tool, whose params hold
 // only name and arguments, whose id the SDK echoes unchanged, with none of
 // the headers that make the SDK answer differently (a session, a resumed
 // stream, a protocol version it refuses or that brings per-request headers).
-// Everything else is the SDK's.
-func (h *Handler) parse(r *http.Request, body []byte) (*mcp.CallToolRequest, jsonrpc.ID, bool) {
+// Everything else is the SDK's. The body is read once, in place: the
+// arguments the tool gets are a slice of it.
+func (h *Handler) Parse(r *http.Request, body []byte) (*Call, bool) {
 	if r.Method != http.MethodPost || !h.headersOK(r.Header) || !json.Valid(body) {
-		return nil, jsonrpc.ID{}, false
+		return nil, false
 	}
 	var env [maxMembers]member
 	n, ok := members(body, &env)
 	if !ok || n != 4 {
-		return nil, jsonrpc.ID{}, false
+		return nil, false
 	}
-	var version, method, rawID, params []byte
+	var version, method, id, params []byte
 	for _, m := range env[:n] {
 		switch string(m.key) {
 		case "jsonrpc":
@@ -136,42 +151,43 @@ func (h *Handler) parse(r *http.Request, body []byte) (*mcp.CallToolRequest, jso
 		case "method":
 			method = m.value
 		case "id":
-			rawID = m.value
+			id = m.value
 		case "params":
 			params = m.value
 		}
 	}
-	if string(version) != `"2.0"` || string(method) != `"`+methodCallTool+`"` || params == nil {
-		return nil, jsonrpc.ID{}, false
-	}
-	id, ok := echoedID(rawID)
-	if !ok {
-		return nil, jsonrpc.ID{}, false
+	if string(version) != `"2.0"` || string(method) != `"`+methodCallTool+`"` || params == nil || !echoedID(id) {
+		return nil, false
 	}
 	var pm [maxMembers]member
 	n, ok = members(params, &pm)
 	if !ok {
-		return nil, jsonrpc.ID{}, false
+		return nil, false
 	}
-	var name string
+	var t tool
 	var args json.RawMessage
 	for _, m := range pm[:n] {
 		switch string(m.key) {
 		case "name":
 			if len(m.value) < 2 || m.value[0] != '"' || hasEscape(m.value) {
-				return nil, jsonrpc.ID{}, false
+				return nil, false
 			}
-			name = string(m.value[1 : len(m.value)-1])
+			if t, ok = h.tools[string(m.value[1:len(m.value)-1])]; !ok {
+				return nil, false
+			}
 		case "arguments":
 			args = json.RawMessage(m.value)
 		default: // _meta (progress, protocol version), inputResponses, ...
-			return nil, jsonrpc.ID{}, false
+			return nil, false
 		}
 	}
-	if h.tools[name] == nil {
-		return nil, jsonrpc.ID{}, false
+	if t.handle == nil {
+		return nil, false
 	}
-	return &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: name, Arguments: args}}, id, true
+	c := &Call{id: id}
+	c.params = mcp.CallToolParamsRaw{Name: t.name, Arguments: args}
+	c.req.Params = &c.params
+	return c, true
 }
 
 // headersOK reports whether the request's headers leave the SDK's answer to
@@ -212,72 +228,88 @@ func acceptsBoth(values []string) bool {
 	return jsonOK && sseOK
 }
 
-// echoedID is the id the go-sdk would answer with, for the ids it echoes
-// byte for byte: integers it holds exactly (the SDK reads every number as a
-// float64 and answers its int64, so 1.5 becomes 1 and 1e2 becomes 100) and
-// strings of printable ASCII without escapes. Other ids are the SDK's.
-func echoedID(raw []byte) (jsonrpc.ID, bool) {
+// echoedID reports whether the go-sdk answers with this id byte for byte:
+// integers it holds exactly (it reads every number as a float64 and answers
+// its int64, so 1.5 becomes 1 and 1e2 becomes 100) and strings of printable
+// ASCII without escapes (which its encoder writes back unchanged). Other
+// ids, and a missing one (a notification), are the SDK's.
+func echoedID(raw []byte) bool {
 	if len(raw) == 0 {
-		return jsonrpc.ID{}, false // a notification
+		return false
 	}
 	if raw[0] == '"' {
 		for _, c := range raw[1 : len(raw)-1] {
 			if c < 0x20 || c > 0x7e || c == '\\' || c == '"' {
-				return jsonrpc.ID{}, false
+				return false
 			}
 		}
-		id, err := jsonrpc.MakeID(string(raw[1 : len(raw)-1]))
-		return id, err == nil
+		return true
 	}
 	digits := raw
 	if digits[0] == '-' {
 		digits = digits[1:]
 	}
 	if len(digits) == 0 || len(digits) > 15 || (digits[0] == '0' && len(raw) > 1) {
-		return jsonrpc.ID{}, false // leading zeros are not JSON; "-0" answers 0
+		return false // leading zeros are not JSON; "-0" answers 0; 16 digits may not be exact
 	}
 	for _, c := range digits {
 		if c < '0' || c > '9' {
-			return jsonrpc.ID{}, false
+			return false
 		}
 	}
-	n, err := strconv.ParseInt(string(raw), 10, 64)
-	if err != nil {
-		return jsonrpc.ID{}, false
-	}
-	id, err := jsonrpc.MakeID(float64(n))
-	return id, err == nil
+	return true
 }
 
-// serve runs the call and writes the reply the go-sdk would write.
-func (h *Handler) serve(w http.ResponseWriter, r *http.Request, c *mcp.CallToolRequest, id jsonrpc.ID) {
-	c.Extra = &mcp.RequestExtra{
+var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// Serve runs a parsed call and writes the reply the go-sdk would write,
+// encoded once: the envelope around the id as sent, then the result or
+// error encoded as the SDK's JSON-RPC layer encodes it (encoding/json
+// without HTML escaping; the result's own MarshalJSON may escape).
+func (h *Handler) Serve(w http.ResponseWriter, r *http.Request, c *Call) {
+	h.served.Add(1)
+	c.extra = mcp.RequestExtra{
 		TokenInfo:      sdkauth.TokenInfoFromContext(r.Context()),
 		Header:         r.Header,
 		CloseSSEStream: func(mcp.CloseSSEStreamArgs) {}, // a JSON reply has no stream to close
 	}
-	res, err := h.call(r.Context(), methodCallTool, c)
-	resp := &jsonrpc.Response{ID: id}
+	c.req.Extra = &c.extra
+	res, err := h.call(r.Context(), methodCallTool, &c.req)
+
+	buf := buffers.Get().(*bytes.Buffer)
+	defer buffers.Put(buf)
+	buf.Reset()
+	buf.WriteString(`{"jsonrpc":"2.0","id":`)
+	buf.Write(c.id)
+	head := buf.Len()
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
 	switch {
 	case err != nil:
-		resp.Error = wireError(err)
+		buf.WriteString(`,"error":`)
+		err = enc.Encode(wireError(err))
 	case res == nil:
-		resp.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "tools/call returned no result"}
+		buf.WriteString(`,"error":`)
+		err = enc.Encode(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "tools/call returned no result"})
 	default:
-		if resp.Result, err = marshal(res); err != nil {
-			resp.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "marshaling the tools/call result: " + err.Error()}
-			resp.Result = nil
+		buf.WriteString(`,"result":`)
+		if err = enc.Encode(res); err != nil {
+			buf.Truncate(head)
+			buf.WriteString(`,"error":`)
+			err = enc.Encode(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "marshaling the tools/call result: " + err.Error()})
 		}
 	}
-	data, err := jsonrpc.EncodeMessage(resp)
-	if err != nil {
-		data, _ = jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}})
+	if err != nil { // only an error text that cannot be encoded
+		buf.Truncate(head)
+		buf.WriteString(`,"error":{"code":-32603,"message":"Internal error"}` + "\n")
 	}
+	buf.Truncate(buf.Len() - 1) // Encode's newline
+	buf.WriteByte('}')
 	hd := w.Header()
 	hd.Set("Cache-Control", "no-cache, no-transform")
 	hd.Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
-	w.Write(data)
+	w.Write(buf.Bytes())
 }
 
 // wireError is the go-sdk's conversion of a handler error to the error
@@ -292,16 +324,4 @@ func wireError(err error) *jsonrpc.Error {
 		out.Code = wrapped.Code
 	}
 	return out
-}
-
-// marshal encodes a result as the go-sdk does: encoding/json without HTML
-// escaping at the top level (the result's own MarshalJSON may escape).
-func marshal(v any) (json.RawMessage, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
