@@ -193,19 +193,25 @@ func (h *Handler) Parse(r *http.Request, body []byte) (*Call, bool) {
 // headersOK reports whether the request's headers leave the SDK's answer to
 // the handler alone.
 func (h *Handler) headersOK(hd http.Header) bool {
-	if mt, _, err := mime.ParseMediaType(hd.Get("Content-Type")); err != nil || mt != "application/json" {
+	// The keys in canonical form, read from the map directly: Header.Get
+	// would canonicalise (and allocate) a non-canonical literal per call.
+	if mt, _, err := mime.ParseMediaType(first(hd["Content-Type"])); err != nil || mt != "application/json" {
 		return false
 	}
-	if v := hd.Get("MCP-Protocol-Version"); v != "" && !slices.Contains(h.versions, v) {
+	if v := first(hd["Mcp-Protocol-Version"]); v != "" && (!slices.Contains(h.versions, v) || v >= "2026-07-28") {
+		return false // 2026-07-28 brings Mcp-Method and per-request _meta checks
+	}
+	if len(hd["Mcp-Session-Id"]) > 0 || len(hd["Last-Event-Id"]) > 0 {
 		return false
 	}
-	if v := hd.Get("MCP-Protocol-Version"); v >= "2026-07-28" { // brings Mcp-Method and per-request _meta checks
-		return false
+	return acceptsBoth(hd["Accept"])
+}
+
+func first(values []string) string {
+	if len(values) == 0 {
+		return ""
 	}
-	if len(hd.Values("Mcp-Session-Id")) > 0 || len(hd.Values("Last-Event-ID")) > 0 {
-		return false
-	}
-	return acceptsBoth(hd.Values("Accept"))
+	return values[0]
 }
 
 // acceptsBoth applies the go-sdk's Accept rule: both application/json and
