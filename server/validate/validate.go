@@ -341,7 +341,10 @@ func (s *Schema) Validate(args json.RawMessage) (json.RawMessage, error) {
 			return nil, &FieldError{Field: RootField, Reason: "Invalid JSON: " + err.Error()}
 		}
 	}
-	out, fe := s.root.check(v, nil, true)
+	// One backing array for every path: siblings overwrite the same slot, and
+	// a path is only read (by fieldName) when a check fails.
+	var path [8]string
+	out, fe := s.root.check(v, path[:0], true)
 	if fe != nil {
 		return nil, fe
 	}
