@@ -6,20 +6,23 @@
 // JSON-RPC connection and a stream for every request, and decodes the body
 // several times through a streaming decoder with a fresh 32 KiB buffer each
 // time; for a call that costs microseconds of tool work that is most of the
-// server's CPU and nearly all of its allocation. [Handler] sits in front of
-// that handler: a body that is one tools/call of a known tool, with plain
-// name and arguments and an id the SDK echoes unchanged, is read once,
-// dispatched through the same receiving middleware to the same tool handler,
-// and encoded once with the SDK's own JSON-RPC encoder. Any request it is not
-// sure of (initialize, other methods, notifications, progress tokens, _meta,
-// sessions, batches, ids the SDK rewrites such as 1.5 or 1e2) goes to the SDK
-// untouched.
+// server's CPU and nearly all of its allocation. A [Handler] answers the
+// simple case itself: a body that is one tools/call of a known tool, with
+// plain name and arguments and an id the SDK echoes unchanged, is read once
+// (the arguments are a slice of the body), dispatched through the same
+// receiving middleware to the same tool handler, and its reply encoded once.
+// The front door hands every request it does not take (initialize, other
+// methods, notifications, progress tokens, _meta, sessions, batches, ids
+// the SDK rewrites such as 1.5 or 1e2) to the SDK untouched.
 //
-// The answers are the SDK's byte for byte: the server's differential tests
-// send every sample, every error-catalogue case, random calls and a fuzz
-// corpus through both and compare status, headers and body.
+// The answers are the SDK's byte for byte: the Trident endpoint's
+// differential tests send every sample, every error-catalogue case, random
+// calls and a fuzz corpus through both and compare status, headers and body.
 //
-//	h := fastcall.New(mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
-//		Stateless: true, JSONResponse: true, DisableLocalhostProtection: true,
-//	}), fastcall.Options{Tools: handlers, Middleware: []mcp.Middleware{mw}, ProtocolVersions: versions})
+//	fast := fastcall.New(fastcall.Options{Tools: handlers, Middleware: []mcp.Middleware{mw}, ProtocolVersions: versions})
+//	if call, ok := fast.Parse(r, body); ok {
+//		fast.Serve(w, r, call)
+//		return
+//	}
+//	sdkHandler.ServeHTTP(w, r) // with the body put back
 package fastcall

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"mime"
 	"net/http"
 	"slices"
@@ -40,10 +39,10 @@ type Options struct {
 }
 
 // Handler answers stateless tools/call requests with an application/json
-// reply itself and hands every other request to the go-sdk handler behind
-// it. Build it with [New].
+// reply without an SDK session: [Handler.Parse] says whether a request is
+// one it answers exactly as the go-sdk would, [Handler.Serve] answers it.
+// The front door sends every other request to the SDK. Build it with [New].
 type Handler struct {
-	next     http.Handler
 	tools    map[string]tool
 	call     mcp.MethodHandler
 	versions []string
@@ -59,13 +58,13 @@ type tool struct {
 // which path a request took.
 func (h *Handler) Served() uint64 { return h.served.Load() }
 
-// New returns a Handler in front of next, which must be a go-sdk
-// StreamableHTTPHandler built with Stateless and JSONResponse for the server
-// whose tools and middleware opts names, and whose localhost and
+// New returns a Handler for the go-sdk server whose tools and receiving
+// middleware opts names. That server's handler must be a stateless
+// StreamableHTTPHandler with JSONResponse set, whose localhost and
 // cross-origin checks are off (the front door makes them before either path
-// runs).
-func New(next http.Handler, opts Options) *Handler {
-	h := &Handler{next: next, tools: make(map[string]tool, len(opts.Tools)), versions: opts.ProtocolVersions}
+// runs), so that both paths answer alike.
+func New(opts Options) *Handler {
+	h := &Handler{tools: make(map[string]tool, len(opts.Tools)), versions: opts.ProtocolVersions}
 	for name, th := range opts.Tools {
 		h.tools[name] = tool{name: name, handle: th}
 	}
@@ -104,28 +103,6 @@ type Call struct {
 
 // Tool is the name of the tool called.
 func (c *Call) Tool() string { return c.params.Name }
-
-// ServeHTTP answers r on the fast path when it can, else hands it to the
-// SDK with its body intact.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
-		h.next.ServeHTTP(w, r)
-		return
-	}
-	if c, ok := h.Parse(r, body); ok {
-		h.Serve(w, r, c)
-		return
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	r.ContentLength = int64(len(body))
-	h.next.ServeHTTP(w, r)
-}
-
-type errReader struct{ err error }
-
-func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 // Parse reads a call the fast path answers exactly as the go-sdk would:
 // one JSON-RPC request for tools/call of a known tool, whose params hold

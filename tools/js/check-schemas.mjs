@@ -1,8 +1,9 @@
-// Compiles every JSON Schema under contracts/ with ajv in strict Draft 2020-12
+// Compiles every JSON Schema of one endpoint's contracts (contracts/<folder>/)
+// with ajv in strict Draft 2020-12
 // mode, as a second opinion beside the Go validator, and validates each
 // sample's arguments and structuredContent against its tool's schemas, the
 // tariff and the error catalogue against theirs.
-import { readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createRequire } from "node:module";
@@ -12,13 +13,20 @@ const Ajv2020 = require("ajv/dist/2020").default;
 const addFormats = require("ajv-formats").default;
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "contracts");
+// The endpoint's contract folder below contracts/ ("trident"): its schemas,
+// samples and error rows; the shared catalogue is checked every time.
+if (!process.argv[2]) {
+  console.error("usage: check-schemas.mjs <endpoint folder below contracts/, e.g. trident>");
+  process.exit(2);
+}
+const ep = join(root, process.argv[2]);
 const ajv = new Ajv2020({ strict: true, allErrors: true });
 addFormats(ajv);
 
 let failures = 0;
 const validators = {};
-for (const file of readdirSync(join(root, "schemas")).filter((f) => f.endsWith(".json"))) {
-  const schema = JSON.parse(readFileSync(join(root, "schemas", file), "utf8"));
+for (const file of readdirSync(join(ep, "schemas")).filter((f) => f.endsWith(".json"))) {
+  const schema = JSON.parse(readFileSync(join(ep, "schemas", file), "utf8"));
   try {
     validators[file] = ajv.compile(schema);
   } catch (err) {
@@ -27,10 +35,10 @@ for (const file of readdirSync(join(root, "schemas")).filter((f) => f.endsWith("
   }
 }
 
-// The tariff file against its own schema.
-{
-  const schema = JSON.parse(readFileSync(join(root, "tariff", "tariff.schema.json"), "utf8"));
-  const tariff = JSON.parse(readFileSync(join(root, "tariff", "argyll-2024-04.json"), "utf8"));
+// Trident's tariff file against its own schema.
+if (existsSync(join(ep, "tariff"))) {
+  const schema = JSON.parse(readFileSync(join(ep, "tariff", "tariff.schema.json"), "utf8"));
+  const tariff = JSON.parse(readFileSync(join(ep, "tariff", "argyll-2024-04.json"), "utf8"));
   const v = ajv.compile(schema);
   if (!v(tariff)) {
     console.error("FAIL tariff/argyll-2024-04.json fails tariff.schema.json", v.errors);
@@ -38,13 +46,15 @@ for (const file of readdirSync(join(root, "schemas")).filter((f) => f.endsWith("
   }
 }
 
-// The error catalogue against the schema its "$schema" names.
+// The error catalogue, the shared rows and the endpoint's own, against
+// errors.schema.json (the schema both files name in "$schema").
 {
-  const catalogue = JSON.parse(readFileSync(join(root, "errors.json"), "utf8"));
-  const v = ajv.compile(JSON.parse(readFileSync(join(root, catalogue.$schema), "utf8")));
-  if (!v(catalogue)) {
-    console.error(`FAIL errors.json fails ${catalogue.$schema}`, v.errors);
-    failures++;
+  const v = ajv.compile(JSON.parse(readFileSync(join(root, "errors.schema.json"), "utf8")));
+  for (const file of [join(root, "errors.json"), join(ep, "errors.json")]) {
+    if (!v(JSON.parse(readFileSync(file, "utf8")))) {
+      console.error(`FAIL ${file} fails errors.schema.json`, v.errors);
+      failures++;
+    }
   }
 }
 
@@ -55,7 +65,7 @@ const walk = (dir) => {
     else if (e.name.endsWith(".json") && e.name !== "index.json") sampleFiles.push(join(dir, e.name));
   }
 };
-walk(join(root, "samples"));
+walk(join(ep, "samples"));
 let checked = 0;
 for (const file of sampleFiles) {
   const s = JSON.parse(readFileSync(file, "utf8"));

@@ -35,7 +35,7 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/tridenttaxis/trident-mcp/contracts"
-	"github.com/tridenttaxis/trident-mcp/gen/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/server/auth"
 	"github.com/tridenttaxis/trident-mcp/server/fare"
 	"github.com/tridenttaxis/trident-mcp/server/geo"
@@ -143,7 +143,7 @@ func newPeer(now func() time.Time) (*mcpserver.MCPServer, error) {
 		return nil, err
 	}
 	p := &peer{tariff: fare.Default().WithClock(now), geocoder: g, router: geo.NewEmbeddedRouter()}
-	manifest, err := contracts.LoadManifest()
+	manifest, err := contracts.Trident.Manifest()
 	if err != nil {
 		return nil, err
 	}

@@ -30,7 +30,9 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -47,13 +49,27 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tridenttaxis/trident-mcp/contracts"
 	"github.com/tridenttaxis/trident-mcp/internal/devissuer"
 )
 
+// requestBody is the specification's estimate_fare sample request
+// (contracts/trident/samples/estimate_fare.success.json), compacted.
+var requestBody = func() string {
+	s, err := contracts.Trident.ReadFile("samples/estimate_fare.success.json")
+	if err != nil {
+		panic(err) // embedded: a missing sample is a build defect
+	}
+	var pair struct{ Request json.RawMessage }
+	var req bytes.Buffer
+	if json.Unmarshal(s, &pair) != nil || json.Compact(&req, pair.Request) != nil {
+		panic("loadbench: the estimate_fare sample is not JSON")
+	}
+	return req.String()
+}()
+
 const (
-	// requestBody is the published docs' estimate_fare sample.
-	requestBody = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"estimate_fare","arguments":{"pickup":"Helensburgh Central Station","dropoff":"Glasgow Airport","vehicleType":"executive","meetAndGreet":false}}}`
-	// wantInReply is checked in every reply.
+	// wantInReply is checked in every reply: the sample's fare.
 	wantInReply = `"fareGBP":62.4`
 	// fareClock pins the tariff to a weekday day rate, as the sample expects.
 	fareClock = "2025-06-18T09:00:00Z"

@@ -1,3 +1,0 @@
-package client
-
-//go:generate go run ../tools/cmd/gen-client -out tools.gen.go
