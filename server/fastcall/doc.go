@@ -19,7 +19,7 @@
 // differential tests send every sample, every error-catalogue case, random
 // calls and a fuzz corpus through both and compare status, headers and body.
 //
-//	fast := fastcall.New(fastcall.Options{Tools: handlers, Middleware: []mcp.Middleware{mw}, ProtocolVersions: versions})
+//	fast := fastcall.New(fastcall.Options{Tools: handlers, Middleware: []mcp.Middleware{mw}})
 //	if call, ok := fast.Parse(r, body); ok {
 //		fast.Serve(w, r, call)
 //		return

@@ -5,10 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"mime"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -31,11 +29,6 @@ type Options struct {
 	// path runs each call through it as the SDK would (metrics, recovery).
 	// Zero: none.
 	Middleware []mcp.Middleware
-
-	// ProtocolVersions are the MCP-Protocol-Version values the SDK server
-	// accepts. A call naming any other goes to the SDK, which refuses it.
-	// Zero: only calls without the header take the fast path.
-	ProtocolVersions []string
 }
 
 // Handler answers stateless tools/call requests with an application/json
@@ -43,10 +36,9 @@ type Options struct {
 // one it answers exactly as the go-sdk would, [Handler.Serve] answers it.
 // The front door sends every other request to the SDK. Build it with [New].
 type Handler struct {
-	tools    map[string]tool
-	call     mcp.MethodHandler
-	versions []string
-	served   atomic.Uint64
+	tools  map[string]tool
+	call   mcp.MethodHandler
+	served atomic.Uint64
 }
 
 type tool struct {
@@ -61,10 +53,11 @@ func (h *Handler) Served() uint64 { return h.served.Load() }
 // New returns a Handler for the go-sdk server whose tools and receiving
 // middleware opts names. That server's handler must be a stateless
 // StreamableHTTPHandler with JSONResponse set, whose localhost and
-// cross-origin checks are off (the front door makes them before either path
-// runs), so that both paths answer alike.
+// cross-origin checks are off, behind a front door that checks Origin,
+// Accept, Content-Type and MCP-Protocol-Version before either path runs,
+// so that both paths answer alike.
 func New(opts Options) *Handler {
-	h := &Handler{tools: make(map[string]tool, len(opts.Tools)), versions: opts.ProtocolVersions}
+	h := &Handler{tools: make(map[string]tool, len(opts.Tools))}
 	for name, th := range opts.Tools {
 		h.tools[name] = tool{name: name, handle: th}
 	}
@@ -168,47 +161,16 @@ func (h *Handler) Parse(r *http.Request, body []byte) (*Call, bool) {
 }
 
 // headersOK reports whether the request's headers leave the SDK's answer to
-// the handler alone.
+// the handler alone. Accept, Content-Type and a supported
+// MCP-Protocol-Version are the front door's to check, by the SDK's rules,
+// before Parse.
 func (h *Handler) headersOK(hd http.Header) bool {
-	// The keys in canonical form, read from the map directly: Header.Get
-	// would canonicalise (and allocate) a non-canonical literal per call.
-	if mt, _, err := mime.ParseMediaType(first(hd["Content-Type"])); err != nil || mt != "application/json" {
-		return false
+	// Canonical keys, read from the map: Header.Get would canonicalise
+	// (and allocate) a non-canonical literal on every call.
+	if v := hd["Mcp-Protocol-Version"]; len(v) > 0 && v[0] >= "2026-07-28" {
+		return false // brings Mcp-Method headers and per-request _meta checks
 	}
-	if v := first(hd["Mcp-Protocol-Version"]); v != "" && (!slices.Contains(h.versions, v) || v >= "2026-07-28") {
-		return false // 2026-07-28 brings Mcp-Method and per-request _meta checks
-	}
-	if len(hd["Mcp-Session-Id"]) > 0 || len(hd["Last-Event-Id"]) > 0 {
-		return false
-	}
-	return acceptsBoth(hd["Accept"])
-}
-
-func first(values []string) string {
-	if len(values) == 0 {
-		return ""
-	}
-	return values[0]
-}
-
-// acceptsBoth applies the go-sdk's Accept rule: both application/json and
-// text/event-stream, wildcards included.
-func acceptsBoth(values []string) bool {
-	jsonOK, sseOK := false, false
-	for _, v := range values {
-		for part := range strings.SplitSeq(v, ",") {
-			base, _, _ := strings.Cut(part, ";")
-			switch strings.ToLower(strings.TrimSpace(base)) {
-			case "application/json", "application/*":
-				jsonOK = true
-			case "text/event-stream", "text/*":
-				sseOK = true
-			case "*/*":
-				jsonOK, sseOK = true, true
-			}
-		}
-	}
-	return jsonOK && sseOK
+	return len(hd["Mcp-Session-Id"]) == 0 && len(hd["Last-Event-Id"]) == 0
 }
 
 // echoedID reports whether the go-sdk answers with this id byte for byte:

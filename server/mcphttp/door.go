@@ -110,11 +110,7 @@ func New(ep *Endpoint, cfg Config, now func() time.Time) (http.Handler, error) {
 	}
 	srv.AddReceivingMiddleware(d.rpcMiddleware)
 	if !cfg.DisableFastPath {
-		d.fast = fastcall.New(fastcall.Options{
-			Tools:            handlers,
-			Middleware:       []mcp.Middleware{d.rpcMiddleware},
-			ProtocolVersions: supportedProtocolVersions,
-		})
+		d.fast = fastcall.New(fastcall.Options{Tools: handlers, Middleware: []mcp.Middleware{d.rpcMiddleware}})
 	}
 	getServer := func(*http.Request) *mcp.Server { return srv }
 	// Stateless: the specification's clients call tools/call with no

@@ -91,7 +91,7 @@ func (d *door) serveMCP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, 0, nil, errcodes.NotAcceptable, Message(errcodes.NotAcceptable))
 		return
 	}
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+	if ct := r.Header.Get("Content-Type"); ct != "application/json" && !isJSONMediaType(ct) {
 		writeError(w, http.StatusUnsupportedMediaType, nil, errcodes.InvalidRequest,
 			Message(errcodes.InvalidRequest, "reason", "Content-Type must be application/json"))
 		return
@@ -321,7 +321,7 @@ func jsonKind(raw json.RawMessage) string {
 // wildcards included, as the go-sdk reads them.
 func accepts(values []string) (jsonOK, sseOK bool) {
 	for _, v := range values {
-		for _, part := range strings.Split(v, ",") {
+		for part := range strings.SplitSeq(v, ",") {
 			base, _, _ := strings.Cut(part, ";")
 			switch strings.ToLower(strings.TrimSpace(base)) {
 			case "application/json", "application/*":
@@ -334,6 +334,14 @@ func accepts(values []string) (jsonOK, sseOK bool) {
 		}
 	}
 	return jsonOK, sseOK
+}
+
+// isJSONMediaType reports whether a Content-Type value names
+// application/json, parameters allowed. The caller tries the plain value
+// first: ParseMediaType allocates its parameter map even when there is none.
+func isJSONMediaType(v string) bool {
+	mt, _, err := mime.ParseMediaType(v)
+	return err == nil && mt == "application/json"
 }
 
 // admit applies the optional rate limiter to one tools/call, answering 429
