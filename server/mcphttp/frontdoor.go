@@ -21,7 +21,7 @@ import (
 )
 
 // headerProtocolVersion is the MCP Streamable HTTP version header.
-const headerProtocolVersion = "MCP-Protocol-Version"
+const headerProtocolVersion = "Mcp-Protocol-Version" // canonical form: Header.Get need not rewrite it
 
 const methodCallTool = "tools/call"
 
