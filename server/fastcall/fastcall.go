@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -36,19 +35,14 @@ type Options struct {
 // one it answers exactly as the go-sdk would, [Handler.Serve] answers it.
 // The front door sends every other request to the SDK. Build it with [New].
 type Handler struct {
-	tools  map[string]tool
-	call   mcp.MethodHandler
-	served atomic.Uint64
+	tools map[string]tool
+	call  mcp.MethodHandler
 }
 
 type tool struct {
 	name   string // the map key, so a call's name costs no allocation
 	handle mcp.ToolHandler
 }
-
-// Served is how many calls the fast path has answered, so tests can tell
-// which path a request took.
-func (h *Handler) Served() uint64 { return h.served.Load() }
 
 // New returns a Handler for the go-sdk server whose tools and receiving
 // middleware opts names. That server's handler must be a stateless
@@ -212,7 +206,6 @@ var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // error encoded as the SDK's JSON-RPC layer encodes it (encoding/json
 // without HTML escaping; the result's own MarshalJSON may escape).
 func (h *Handler) Serve(w http.ResponseWriter, r *http.Request, c *Call) {
-	h.served.Add(1)
 	c.extra = mcp.RequestExtra{
 		TokenInfo:      sdkauth.TokenInfoFromContext(r.Context()),
 		Header:         r.Header,

@@ -270,6 +270,7 @@ var fastPathSeeds = []string{
 	callBody(`"a\u0041"`, "get_service_info", `{}`),
 	callBody(`"é"`, "get_service_info", `{}`),
 	callBody(`""`, "get_service_info", `{}`),
+	callBody(`"a&b <c>"`, "get_service_info", `{}`),
 	callBody("null", "get_service_info", `{}`),
 	callBody("1", "get_service_info", `null`),
 	callBody("1", "get_service_info", `[]`),
