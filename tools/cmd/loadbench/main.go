@@ -91,9 +91,12 @@ func main() {
 	var c config
 	conns := flag.String("conns", "1,16,64", "connection counts, comma-separated")
 	modes := flag.String("modes", "public,oauth", "modes, comma-separated: public, oauth")
-	flag.IntVar(&c.rounds, "rounds", 2, "rounds per target and connection count (A B A B)")
-	flag.DurationVar(&c.dur, "d", 3*time.Second, "measured time per target per round")
-	flag.DurationVar(&c.warm, "warmup", 500*time.Millisecond, "unrecorded time before each measurement")
+	// Many short rounds rather than a few long ones: on a shared machine the
+	// background load changes by the second, and interleaving spreads it
+	// over every target alike.
+	flag.IntVar(&c.rounds, "rounds", 4, "rounds per target and connection count (A B A B)")
+	flag.DurationVar(&c.dur, "d", 2*time.Second, "measured time per target per round")
+	flag.DurationVar(&c.warm, "warmup", 300*time.Millisecond, "unrecorded time before each measurement")
 	flag.StringVar(&c.serverBin, "server", "", "trident-mcp binary (default: go build ./server/cmd/trident-mcp)")
 	flag.StringVar(&c.peerBin, "peer", "", "benchpeer binary (default: go build ./tools/cmd/benchpeer)")
 	flag.Parse()
