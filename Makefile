@@ -119,6 +119,6 @@ test-collections: npm ## Run the whole Postman collection with newman against a 
 	scripts/test-collections.sh
 
 .PHONY: bench
-bench: ## Go benchmarks, then a load run of estimate_fare beside a bare net/http baseline on loopback
+bench: ## Go benchmarks, then estimate_fare under load: trident-mcp vs an mcp-go peer vs a net/http floor (public and OAuth, 1/16/64 conns)
 	$(GO) test -run '^$$' -bench . -benchmem ./...
-	$(GO) run ./tools/cmd/loadbench -c 8 -d 5s
+	$(GO) run ./tools/cmd/loadbench

@@ -86,6 +86,14 @@ type Options struct {
 	ReadHeaderTimeout time.Duration
 	IdleTimeout       time.Duration
 	ShutdownTimeout   time.Duration
+
+	// DisableFastPath sends every call through the go-sdk, including the
+	// stateless application/json tools/call that the fast path
+	// (server/fastcall) otherwise answers without an SDK session. The
+	// answers are the same byte for byte (the differential tests compare
+	// the two); this is the reference they are compared with. Zero: the
+	// fast path is on.
+	DisableFastPath bool
 }
 
 // resolve fills defaults and checks the URLs, so that a misconfigured server

@@ -114,6 +114,9 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			}
 			elapsed := time.Since(start)
 			s.metrics.ObserveHTTP(route, sw.status, elapsed)
+			if !s.log.Enabled(r.Context(), slog.LevelInfo) {
+				return // the line's attributes would cost allocations for nothing
+			}
 			attrs := []slog.Attr{
 				slog.String("method", r.Method),
 				slog.String("path", r.URL.Path),
@@ -126,7 +129,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 				attrs = append(attrs, slog.String("rpc_method", rec.Method))
 			}
 			if rec.Tool != "" {
-				attrs = append(attrs, slog.String("tool", rec.Tool), slog.Bool("sse", rec.Stream))
+				attrs = append(attrs, slog.String("tool", rec.Tool), slog.Bool("sse", rec.Stream), slog.Bool("fast", rec.Fast))
 			}
 			s.log.LogAttrs(r.Context(), slog.LevelInfo, "http request", attrs...)
 		}()

@@ -120,6 +120,7 @@ func (s *Server) mount(mux *http.ServeMux, ep *mcphttp.Endpoint) (*docspage.Endp
 		Metrics:          s.metrics,
 		Verifier:         v,
 		ProtocolVersions: s.opts.ProtocolVersions,
+		DisableFastPath:  s.opts.DisableFastPath,
 	}, s.opts.Now)
 	if err != nil {
 		return nil, err

@@ -82,6 +82,15 @@ type Config struct {
 	// loaded. Zero: [DefaultRefreshInterval]. Negative: never (keys then
 	// change only on an unknown kid).
 	RefreshInterval time.Duration
+
+	// VerdictCacheSize bounds how many accepted tokens are remembered (by
+	// SHA-256, never the token itself), so a client reusing its token pays
+	// the signature check once. A remembered token is still held to exp, nbf
+	// and iat on every request, and the cache is dropped when the issuer's
+	// keys change; refusals are never cached. Zero:
+	// [DefaultVerdictCacheSize]. Negative: no cache, every request is
+	// checked in full.
+	VerdictCacheSize int
 }
 
 // settings is a Config with its defaults applied and its URLs checked.
@@ -132,6 +141,9 @@ func (c Config) resolve() (settings, error) {
 	}
 	if c.RefreshInterval == 0 {
 		c.RefreshInterval = DefaultRefreshInterval
+	}
+	if c.VerdictCacheSize == 0 {
+		c.VerdictCacheSize = DefaultVerdictCacheSize
 	}
 	if c.HTTPClient == nil {
 		c.HTTPClient = &http.Client{Timeout: defaultHTTPTimeout}

@@ -306,16 +306,26 @@ func newHarness(t testing.TB) *harness {
 	return h
 }
 
-func (h *harness) newVerifier(t testing.TB, after func(time.Duration) <-chan time.Time) *Verifier {
-	t.Helper()
-	v, err := newVerifier(Config{
+// config is the verifier configuration for the harness's issuer and clock.
+func (h *harness) config() Config {
+	return Config{
 		Issuer:                h.iss.issuer,
 		ResourceURL:           testResource,
 		ResourceDocumentation: "https://tridenttaxis.online/mcp-docs",
 		HTTPClient:            h.iss.srv.Client(),
 		Now:                   h.clock.Now,
 		Logger:                slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-	}, after)
+	}
+}
+
+func (h *harness) newVerifier(t testing.TB, after func(time.Duration) <-chan time.Time) *Verifier {
+	t.Helper()
+	return h.newVerifierWith(t, h.config(), after)
+}
+
+func (h *harness) newVerifierWith(t testing.TB, cfg Config, after func(time.Duration) <-chan time.Time) *Verifier {
+	t.Helper()
+	v, err := newVerifier(cfg, after)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rsa"
@@ -11,8 +12,10 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
@@ -60,6 +63,12 @@ type keyStore struct {
 	lastAttempt time.Time
 	jwksURI     string        // discovered; cleared when a fetch fails
 	ready       chan struct{} // closed on the first successful load
+
+	// epoch counts key-set changes (written under mu, read without it), so
+	// a remembered verdict can tell whether the keys that checked it are
+	// still the issuer's. onChange, when set, runs after each change.
+	epoch    atomic.Uint64
+	onChange func()
 }
 
 func newKeyStore(s settings) *keyStore {
@@ -74,9 +83,10 @@ func newKeyStore(s settings) *keyStore {
 	}
 }
 
-// lookup returns the keys that may verify a token with this kid and alg. An
-// empty kid matches every key of the algorithm.
-func (ks *keyStore) lookup(kid string, alg jose.SignatureAlgorithm) (keys []signingKey, loaded bool) {
+// lookup returns the keys that may verify a token with this kid and alg,
+// and the epoch of the key set they come from. An empty kid matches every
+// key of the algorithm.
+func (ks *keyStore) lookup(kid string, alg jose.SignatureAlgorithm) (keys []signingKey, loaded bool, epoch uint64) {
 	ks.mu.RLock()
 	defer ks.mu.RUnlock()
 	pool := ks.all
@@ -88,7 +98,7 @@ func (ks *keyStore) lookup(kid string, alg jose.SignatureAlgorithm) (keys []sign
 			keys = append(keys, k)
 		}
 	}
-	return keys, ks.loaded
+	return keys, ks.loaded, ks.epoch.Load()
 }
 
 func (ks *keyStore) status() (loaded bool, lastErr error) {
@@ -141,6 +151,12 @@ func (ks *keyStore) refresh(ctx context.Context, force bool) error {
 	}
 	ks.jwksURI = jwksURI
 	ks.lastErr = nil
+	if ks.loaded && !sameKeys(ks.all, keys) {
+		ks.epoch.Add(1)
+		if ks.onChange != nil {
+			ks.onChange() // must not take mu; the verdict cache's lock is its own
+		}
+	}
 	ks.all = keys
 	ks.byKid = make(map[string][]signingKey, len(keys))
 	for _, k := range keys {
@@ -152,6 +168,23 @@ func (ks *keyStore) refresh(ctx context.Context, force bool) error {
 		ks.log.Info("auth: signing keys loaded", "jwks_uri", jwksURI, "keys", len(keys))
 	}
 	return nil
+}
+
+// sameKeys reports whether two key sets hold the same keys under the same
+// kids and algorithms, in any order.
+func sameKeys(a, b []signingKey) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, x := range a {
+		if !slices.ContainsFunc(b, func(y signingKey) bool {
+			eq, ok := y.key.(interface{ Equal(crypto.PublicKey) bool })
+			return x.kid == y.kid && x.alg == y.alg && ok && eq.Equal(x.key)
+		}) {
+			return false
+		}
+	}
+	return true
 }
 
 // fetch discovers the JWKS URI when it is not known yet, then loads it.

@@ -140,7 +140,7 @@ func (v *Verifier) logRefusal(r *http.Request, err error) {
 // beside a good header (RFC 6750 forbids more than one method per request);
 // cookies are never read.
 func bearerToken(r *http.Request) (string, error) {
-	if r.URL.Query().Has("access_token") {
+	if r.URL.RawQuery != "" && r.URL.Query().Has("access_token") {
 		return "", refuse(ReasonTokenInQuery, "access_token in the query string")
 	}
 	values := r.Header.Values("Authorization")

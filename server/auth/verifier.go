@@ -2,12 +2,14 @@ package auth
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/cenkalti/backoff/v4"
 	jose "github.com/go-jose/go-jose/v4"
@@ -29,8 +31,9 @@ const (
 // with [NewVerifier]; it is safe for concurrent use. Close stops its
 // background key loader.
 type Verifier struct {
-	cfg  settings
-	keys *keyStore
+	cfg      settings
+	keys     *keyStore
+	verdicts *verdictCache // nil when Config.VerdictCacheSize is negative
 
 	// after is the timer of the background loader; tests replace it.
 	after func(time.Duration) <-chan time.Time
@@ -64,12 +67,14 @@ func newVerifier(cfg Config, after func(time.Duration) <-chan time.Time) (*Verif
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	v := &Verifier{
-		cfg:    s,
-		keys:   newKeyStore(s),
-		after:  after,
-		cancel: cancel,
-		done:   make(chan struct{}),
+		cfg:      s,
+		keys:     newKeyStore(s),
+		verdicts: newVerdictCache(s.VerdictCacheSize),
+		after:    after,
+		cancel:   cancel,
+		done:     make(chan struct{}),
 	}
+	v.keys.onChange = v.verdicts.purge
 	go v.loadLoop(ctx)
 	return v, nil
 }
@@ -192,6 +197,15 @@ func (v *Verifier) verify(ctx context.Context, token string) (*verifiedCaller, e
 	if len(token) > maxTokenBytes {
 		return nil, refuse(ReasonMalformedToken, "token of %d bytes exceeds %d", len(token), maxTokenBytes)
 	}
+	var key verdictKey
+	if v.verdicts != nil {
+		// The token's bytes read in place rather than copied (a token is
+		// about 1 KiB): Sum256 only reads them and keeps nothing.
+		key = sha256.Sum256(unsafe.Slice(unsafe.StringData(token), len(token)))
+		if vc := v.verdicts.get(key, token, v.keys.epoch.Load(), v.cfg.Now(), v.cfg.Skew); vc != nil {
+			return vc, nil
+		}
+	}
 	tok, err := jwt.ParseSigned(token, allowedAlgs)
 	if err != nil {
 		var alg *jose.ErrUnexpectedSignatureAlgorithm
@@ -206,14 +220,14 @@ func (v *Verifier) verify(ctx context.Context, token string) (*verifiedCaller, e
 	alg := jose.SignatureAlgorithm(tok.Headers[0].Algorithm)
 	kid := tok.Headers[0].KeyID
 
-	keys, loaded := v.keys.lookup(kid, alg)
+	keys, loaded, epoch := v.keys.lookup(kid, alg)
 	if len(keys) == 0 {
 		// Unknown kid: the issuer may have rotated. Re-fetch once (the store
 		// rate-limits and merges concurrent re-fetches), then look again.
 		if err := v.keys.refresh(ctx, false); err != nil && !errors.Is(err, errRateLimited) {
 			v.cfg.Logger.Debug("auth: JWKS re-fetch for unknown kid failed", "kid", kid, "error", err.Error())
 		}
-		keys, loaded = v.keys.lookup(kid, alg)
+		keys, loaded, epoch = v.keys.lookup(kid, alg)
 	}
 	if len(keys) == 0 {
 		if !loaded {
@@ -273,26 +287,14 @@ func (v *Verifier) verify(ctx context.Context, token string) (*verifiedCaller, e
 		return nil, refuse(ReasonMissingClientID, "client_id empty or absent (an app-session JWT, not an OAuth access token)")
 	}
 
-	vc := &verifiedCaller{info: CallerInfo{
+	info := CallerInfo{
 		UserID:   c.Subject,
 		Email:    c.Email,
 		ClientID: *c.ClientID,
 		Claims:   all,
 		Token:    token,
-	}}
-	vc.ti = &sdkauth.TokenInfo{
-		Scopes: strings.Fields(c.Scope),
-		UserID: c.Subject,
-		// Expiration is deliberately left zero: exp was checked above against
-		// the injectable clock with Skew; the SDK middleware behind ours would
-		// re-check it against the wall clock and, at the boundary, answer with
-		// its own text/plain 401. The expiry is in Extra["exp"].
-		Extra: map[string]any{
-			TokenInfoCallerKey: Caller(vc),
-			"client_id":        *c.ClientID,
-			"email":            c.Email,
-			"exp":              c.Expiry.Time(),
-		},
 	}
+	vc := newVerifiedCaller(info, strings.Fields(c.Scope), newTokenExtra(info, c.Expiry.Time()))
+	v.verdicts.add(key, epoch, &c.Claims, vc)
 	return vc, nil
 }

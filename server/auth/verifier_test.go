@@ -282,8 +282,8 @@ func TestJWKSKeepsOnlyUsableKeys(t *testing.T) {
 
 	v := h.newVerifier(t, nil)
 	waitReady(t, v)
-	got, _ := v.keys.lookup("", jose.ES256)
-	got2, _ := v.keys.lookup("", jose.RS256)
+	got, _, _ := v.keys.lookup("", jose.ES256)
+	got2, _, _ := v.keys.lookup("", jose.RS256)
 	var kids []string
 	for _, k := range append(got, got2...) {
 		kids = append(kids, k.kid)
@@ -354,8 +354,8 @@ func TestConfigValidation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := []any{s.ResourceMetadataURL, s.Audience, s.Skew, s.RefetchInterval, s.RefreshInterval, s.challenge}
-	want := []any{testMetadataURL, "authenticated", 30 * time.Second, 30 * time.Second, 15 * time.Minute, wantChallenge}
+	got := []any{s.ResourceMetadataURL, s.Audience, s.Skew, s.RefetchInterval, s.RefreshInterval, s.VerdictCacheSize, s.challenge}
+	want := []any{testMetadataURL, "authenticated", 30 * time.Second, 30 * time.Second, 15 * time.Minute, 4096, wantChallenge}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
 	}
@@ -375,6 +375,8 @@ func TestNoLeewayWhenSkewNegative(t *testing.T) {
 	}
 }
 
+// BenchmarkVerify is a client reusing its token: the first call checks the
+// signature, the rest are answered from the verdict cache.
 func BenchmarkVerify(b *testing.B) {
 	h := newHarness(b)
 	h.v.cfg.Logger = slog.New(slog.DiscardHandler)
@@ -383,6 +385,24 @@ func BenchmarkVerify(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := h.v.Verify(ctx, tok); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkVerifyFullCheck is the whole ES256 check, as every first use of
+// a token pays it (the verdict cache off).
+func BenchmarkVerifyFullCheck(b *testing.B) {
+	h := newHarness(b)
+	cfg := h.config()
+	cfg.VerdictCacheSize = -1
+	v := h.newVerifierWith(b, cfg, nil)
+	waitReady(b, v)
+	tok := mint(b, h.key, h.claims())
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := v.Verify(ctx, tok); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
 	"github.com/tridenttaxis/trident-mcp/server/auth"
+	"github.com/tridenttaxis/trident-mcp/server/fastcall"
 	"github.com/tridenttaxis/trident-mcp/server/metrics"
 	"github.com/tridenttaxis/trident-mcp/server/ratelimit"
 )
@@ -46,6 +47,13 @@ type Config struct {
 	// MCP-Protocol-Version header naming another gets 400. Zero: every
 	// revision of [ProtocolVersions].
 	ProtocolVersions []string
+	// DisableFastPath sends every call through the go-sdk, including the
+	// stateless application/json tools/call the fast path
+	// ([github.com/tridenttaxis/trident-mcp/server/fastcall]) otherwise
+	// answers without an SDK session. Both give the same bytes; this is the
+	// reference the differential tests compare the fast path with. Zero:
+	// the fast path is on.
+	DisableFastPath bool
 }
 
 // door serves one endpoint.
@@ -57,8 +65,10 @@ type door struct {
 	tools    map[string]bool
 	versions []string // the revisions served, newest first
 	limiter  *ratelimit.Limiter
-	jsonMCP  http.Handler // application/json replies
-	sseMCP   http.Handler // text/event-stream replies (progress)
+	jsonMCP  http.Handler               // application/json replies
+	sseMCP   http.Handler               // text/event-stream replies (progress)
+	fast     *fastcall.Handler          // nil when Config.DisableFastPath
+	handlers map[string]mcp.ToolHandler // each tool's handler as observeTool wraps it
 }
 
 // New returns the HTTP handler of ep: the origin guard, the verifier when
@@ -74,6 +84,9 @@ func New(ep *Endpoint, cfg Config, now func() time.Time) (http.Handler, error) {
 	}
 	if ep.RateLimit != nil {
 		d.limiter = ratelimit.New(*ep.RateLimit, now)
+	}
+	if !cfg.DisableFastPath {
+		d.fast = fastcall.New(fastcall.Options{Tools: d.handlers, Middleware: []mcp.Middleware{d.rpcMiddleware}})
 	}
 	getServer := func(*http.Request) *mcp.Server { return srv }
 	// Stateless: the specification's clients call tools/call with no
@@ -110,7 +123,8 @@ func newServer(ep *Endpoint, cfg Config) (*door, *mcp.Server, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("mcphttp: endpoint %s: %w", ep.Path, err)
 	}
-	d := &door{ep: ep, cfg: cfg, log: cfg.Logger, metrics: cfg.Metrics, tools: map[string]bool{}, versions: versions}
+	d := &door{ep: ep, cfg: cfg, log: cfg.Logger, metrics: cfg.Metrics, tools: map[string]bool{}, versions: versions,
+		handlers: make(map[string]mcp.ToolHandler, len(ep.Tools))}
 	srv := mcp.NewServer(ep.Implementation, &mcp.ServerOptions{
 		Logger:                    sdkLogger(cfg.Logger),
 		SupportedProtocolVersions: versions,
@@ -137,7 +151,8 @@ func newServer(ep *Endpoint, cfg Config) (*door, *mcp.Server, error) {
 			return nil, nil, fmt.Errorf("mcphttp: endpoint %s: every tool needs a definition, a handler and a name of its own", ep.Path)
 		}
 		d.tools[t.Def.Name] = true
-		srv.AddTool(t.Def, d.observeTool(t.Def.Name, t.Handler))
+		d.handlers[t.Def.Name] = d.observeTool(t.Def.Name, t.Handler)
+		srv.AddTool(t.Def, d.handlers[t.Def.Name])
 	}
 	srv.AddReceivingMiddleware(d.rpcMiddleware)
 	return d, srv, nil
@@ -168,7 +183,7 @@ func (d *door) observeTool(name string, h mcp.ToolHandler) mcp.ToolHandler {
 		switch {
 		case errors.As(err, &ae):
 			outcome = metrics.Outcome(string(errcodes.InvalidArguments))
-			return ae.answer(d.ep.ArgumentErrors, req.ProtocolVersion())
+			return ae.answer(d.ep.ArgumentErrors, requestRevision(req))
 		case errors.As(err, &te):
 			if te.Cause != nil {
 				d.log.InfoContext(ctx, "tool refused", slog.String("endpoint", d.ep.Path), slog.String("tool", name),

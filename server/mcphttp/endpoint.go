@@ -137,12 +137,13 @@ type Mount struct {
 }
 
 // CallInfo is what the front door learnt of one request, for the host's
-// access log: the JSON-RPC method, the tool of a tools/call and whether the
-// reply streams.
+// access log: the JSON-RPC method, the tool of a tools/call, whether the
+// reply streams, and whether the fast path answered it (no SDK session).
 type CallInfo struct {
 	Method string
 	Tool   string
 	Stream bool
+	Fast   bool
 }
 
 type callInfoKey struct{}

@@ -21,7 +21,9 @@ import (
 )
 
 // headerProtocolVersion is the MCP Streamable HTTP version header.
-const headerProtocolVersion = "MCP-Protocol-Version"
+const headerProtocolVersion = "Mcp-Protocol-Version" // canonical form: Header.Get need not rewrite it
+
+const methodCallTool = "tools/call"
 
 // allowedMethods is the Allow header of an endpoint: stateless, so no GET stream
 // and no session to DELETE.
@@ -89,7 +91,7 @@ func (d *door) serveMCP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, 0, nil, errcodes.NotAcceptable, Message(errcodes.NotAcceptable))
 		return
 	}
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+	if ct := r.Header.Get("Content-Type"); ct != "application/json" && !isJSONMediaType(ct) {
 		writeError(w, http.StatusUnsupportedMediaType, nil, errcodes.InvalidRequest,
 			Message(errcodes.InvalidRequest, "reason", "Content-Type must be application/json"))
 		return
@@ -101,6 +103,21 @@ func (d *door) serveMCP(w http.ResponseWriter, r *http.Request) {
 	body, ok := d.readBody(w, r)
 	if !ok {
 		return
+	}
+	if d.fast != nil {
+		// The stateless JSON tools/call, read once; everything the checks
+		// below would refuse, it leaves to them.
+		if call, ok := d.fast.Parse(r, body); ok {
+			rec.Method, rec.Tool = methodCallTool, call.Tool()
+			release, ok := d.admit(w, r, call.Tool())
+			if !ok {
+				return
+			}
+			defer release()
+			rec.Fast = true
+			d.fast.Serve(&htmlUnescaper{ResponseWriter: w}, r, call)
+			return
+		}
 	}
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 {
@@ -151,7 +168,7 @@ func (d *door) serveMCP(w http.ResponseWriter, r *http.Request) {
 	if len(env.Params) > 0 {
 		json.Unmarshal(env.Params, &params) // shape checked by checkEnvelope; members checked below
 	}
-	if method == "tools/call" {
+	if method == methodCallTool {
 		name, reason := checkToolName(params.Name)
 		if reason != "" {
 			writeError(w, 0, id, errcodes.InvalidArguments, Message(errcodes.InvalidArguments, "field", "name", "reason", reason))
@@ -338,6 +355,14 @@ func refusedByQ(params string) bool {
 		}
 	}
 	return false
+}
+
+// isJSONMediaType reports whether a Content-Type value names
+// application/json, parameters allowed. The caller tries the plain value
+// first: ParseMediaType allocates its parameter map even when there is none.
+func isJSONMediaType(v string) bool {
+	mt, _, err := mime.ParseMediaType(v)
+	return err == nil && mt == "application/json"
 }
 
 // admit applies the optional rate limiter to one tools/call, answering 429

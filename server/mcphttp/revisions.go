@@ -98,6 +98,21 @@ func (e *ArgumentError) answer(policy ArgumentErrorPolicy, revision string) (*mc
 	return te.result(), nil
 }
 
+// requestRevision is the revision a tool call speaks: the SDK's reading
+// (per-request _meta, else the session's), else the MCP-Protocol-Version
+// header. The fast path serves stateless calls without an SDK session, so
+// only the header tells it the revision; the SDK's stateless sessions are
+// made from that same header, so both paths read the same revision.
+func requestRevision(req *mcp.CallToolRequest) string {
+	if v := req.ProtocolVersion(); v != "" {
+		return v
+	}
+	if req.Extra != nil && req.Extra.Header != nil {
+		return req.Extra.Header.Get(headerProtocolVersion)
+	}
+	return ""
+}
+
 // argumentErrorsAreResults reports whether revision answers input
 // validation errors as tool results (SEP-1303, 2025-11-25 and later). The
 // revisions are dates, so they order as strings; "" (none named) is the

@@ -1,6 +1,9 @@
 package mcphttp
 
-import "net/http"
+import (
+	"bytes"
+	"net/http"
+)
 
 // htmlUnescaper undoes encoding/json's HTML escaping (\u0026, \u003c, \u003e)
 // in the go-sdk's replies, so a URL in a result reads "…&dropoff=…" on the
@@ -18,6 +21,10 @@ type htmlUnescaper struct {
 }
 
 func (u *htmlUnescaper) Write(p []byte) (int, error) {
+	if len(p) > 0 && bytes.IndexByte(p, '\\') < 0 {
+		u.escaping = false // nothing to rewrite, and no escape left open
+		return u.ResponseWriter.Write(p)
+	}
 	out := make([]byte, 0, len(p))
 	for i := 0; i < len(p); i++ {
 		c := p[i]

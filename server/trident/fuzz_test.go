@@ -9,20 +9,24 @@ import (
 	"testing"
 )
 
+// toolCallSeeds are the argument seeds of FuzzToolCallArguments, also sent
+// through both paths by TestFastPathFuzzCorpus.
+var toolCallSeeds = []string{
+	`{"pickup":"Helensburgh Central Station","dropoff":"Glasgow Airport","vehicleType":"executive","meetAndGreet":false}`,
+	`{"pickup":"ab","dropoff":"Glasgow Airport"}`,
+	`{"pickup":"Helensburgh Central Station","dropoff":"Glasgow Airport","vehicleType":"mpv","passengers":6,"meetAndGreet":true}`,
+	`{"pickup":"Helensburgh","dropoff":"Glasgow Airport","vehicleType":"saloon","passengers":6}`,
+	`{"pickup":"xxx","dropoff":"Glasgow Airport","departAt":"2025-12-25T23:59:60Z"}`,
+	`{"passengers":1e400}`, `null`, `[]`, `"s"`, `{"pickup":{"a":[1,2]}}`,
+}
+
 // FuzzToolCallArguments sends arbitrary argument bytes to every tool through
 // the whole handler (front door, SDK, validation, tools) and checks that the
 // server never fails: each reply is a JSON-RPC response with the request's
 // id, and either a result or an error whose code is -32602 for bad
 // arguments (never -32603).
 func FuzzToolCallArguments(f *testing.F) {
-	for _, seed := range []string{
-		`{"pickup":"Helensburgh Central Station","dropoff":"Glasgow Airport","vehicleType":"executive","meetAndGreet":false}`,
-		`{"pickup":"ab","dropoff":"Glasgow Airport"}`,
-		`{"pickup":"Helensburgh Central Station","dropoff":"Glasgow Airport","vehicleType":"mpv","passengers":6,"meetAndGreet":true}`,
-		`{"pickup":"Helensburgh","dropoff":"Glasgow Airport","vehicleType":"saloon","passengers":6}`,
-		`{"pickup":"xxx","dropoff":"Glasgow Airport","departAt":"2025-12-25T23:59:60Z"}`,
-		`{"passengers":1e400}`, `null`, `[]`, `"s"`, `{"pickup":{"a":[1,2]}}`,
-	} {
+	for _, seed := range toolCallSeeds {
 		f.Add(seed)
 	}
 	h := newServer(f, nil).Handler()

@@ -210,6 +210,10 @@ func (t *tools) estimateFare(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	if f != nil {
 		return nil, f
 	}
+	rules := p.quote.AppliedRules // the quote's own slice; [] rather than null when empty
+	if rules == nil {
+		rules = []string{}
+	}
 	out := mcptypes.EstimateFareOutput{
 		FareGBP:             p.quote.FareGBP,
 		DistanceMiles:       p.miles,
@@ -217,9 +221,9 @@ func (t *tools) estimateFare(ctx context.Context, req *mcp.CallToolRequest) (*mc
 		Rate:                mcptypes.EstimateFareOutputRate(p.quote.Band),
 		AirportSurchargeGBP: p.quote.AirportSurchargeGBP,
 		TariffVersion:       p.quote.TariffVersion,
-		AppliedRules:        append([]string{}, p.quote.AppliedRules...),
+		AppliedRules:        rules,
 	}
-	text := fmt.Sprintf("%s · %s · %s · %s tariff", fare.FormatGBP(p.quote.FarePence), milesText(p.miles), minutesText(p.seconds), p.quote.Band)
+	text := fare.FormatGBP(p.quote.FarePence) + " · " + milesText(p.miles) + " · " + minutesText(p.seconds) + " · " + string(p.quote.Band) + " tariff"
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: out}, nil
 }
 

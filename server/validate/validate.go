@@ -229,9 +229,103 @@ func decodeNumbers(data []byte, v any) error {
 	return nil
 }
 
+// parsePlain decodes b as decodeNumbers does (numbers as json.Number) when b
+// is valid JSON whose strings hold no escape and are valid UTF-8, which is
+// what tool arguments nearly always are; it reports false otherwise, and the
+// caller decodes with encoding/json. Written by hand to spare the decoder,
+// its buffer and its scanner on every call: with plain strings the JSON
+// text maps to values without interpretation.
+func parsePlain(b []byte) (any, bool) {
+	if !json.Valid(b) {
+		return nil, false
+	}
+	v, rest, ok := plainValue(b)
+	return v, ok && len(bytes.TrimSpace(rest)) == 0
+}
+
+// plainValue decodes the value at the start of b (valid JSON) and returns
+// what follows it.
+func plainValue(b []byte) (any, []byte, bool) {
+	b = bytes.TrimLeft(b, " \t\r\n")
+	switch b[0] {
+	case '{':
+		m := map[string]any{}
+		b = bytes.TrimLeft(b[1:], " \t\r\n")
+		if b[0] == '}' {
+			return m, b[1:], true
+		}
+		for {
+			k, rest, ok := plainString(bytes.TrimLeft(b, " \t\r\n"))
+			if !ok {
+				return nil, nil, false
+			}
+			rest = bytes.TrimLeft(rest, " \t\r\n")[1:] // the colon
+			var v any
+			if v, b, ok = plainValue(rest); !ok {
+				return nil, nil, false
+			}
+			m[k] = v
+			b = bytes.TrimLeft(b, " \t\r\n")
+			if b[0] == '}' {
+				return m, b[1:], true
+			}
+			b = b[1:] // the comma
+		}
+	case '[':
+		a := []any{}
+		b = bytes.TrimLeft(b[1:], " \t\r\n")
+		if b[0] == ']' {
+			return a, b[1:], true
+		}
+		for {
+			v, rest, ok := plainValue(b)
+			if !ok {
+				return nil, nil, false
+			}
+			a = append(a, v)
+			b = bytes.TrimLeft(rest, " \t\r\n")
+			if b[0] == ']' {
+				return a, b[1:], true
+			}
+			b = b[1:]
+		}
+	case '"':
+		s, rest, ok := plainString(b)
+		return s, rest, ok
+	case 't':
+		return true, b[4:], true
+	case 'f':
+		return false, b[5:], true
+	case 'n':
+		return nil, b[4:], true
+	default:
+		i := 0
+		for i < len(b) && strings.IndexByte("+-.0123456789eE", b[i]) >= 0 {
+			i++
+		}
+		return json.Number(b[:i]), b[i:], true
+	}
+}
+
+// plainString decodes the string at the start of b, if it has no escape and
+// is valid UTF-8 (encoding/json would replace invalid bytes).
+func plainString(b []byte) (string, []byte, bool) {
+	end := bytes.IndexByte(b[1:], '"') + 1
+	if end == 0 {
+		return "", nil, false
+	}
+	raw := b[1:end]
+	if bytes.IndexByte(raw, '\\') >= 0 || !utf8.Valid(raw) {
+		return "", nil, false
+	}
+	return string(raw), b[end+1:], true
+}
+
 // Validate checks args (a JSON object; empty or null counts as {}) and
 // returns it re-encoded with the schema's defaults filled in and integers in
 // plain form (3.0 becomes 3), ready to unmarshal into the tool's Go type.
+// Arguments already in that form are returned as given (trimmed), key order
+// and spacing included, so the result is not a canonical encoding to hash.
 // Keys the schema does not describe are dropped, as the seed's Zod objects
 // strip them, unless it says additionalProperties: false (refused) or gives
 // additionalProperties a schema (checked and kept).
@@ -241,13 +335,24 @@ func decodeNumbers(data []byte, v any) error {
 func (s *Schema) Validate(args json.RawMessage) (json.RawMessage, error) {
 	var v any = map[string]any{}
 	if t := bytes.TrimSpace(args); len(t) > 0 && !bytes.Equal(t, []byte("null")) {
-		if err := decodeNumbers(t, &v); err != nil {
+		if pv, ok := parsePlain(t); ok {
+			v = pv
+		} else if err := decodeNumbers(t, &v); err != nil {
 			return nil, &FieldError{Field: RootField, Reason: "Invalid JSON: " + err.Error()}
 		}
 	}
-	out, fe := s.root.check(v, nil, true)
+	// One backing array for every path: siblings overwrite the same slot, and
+	// a path is only read (by fieldName) when a check fails.
+	var path [8]string
+	out, fe := s.root.check(v, path[:0], true)
 	if fe != nil {
 		return nil, fe
+	}
+	if t := bytes.TrimSpace(args); len(t) > 0 && t[0] == '{' && identical(v, out) {
+		// No default filled, no key dropped, no number rewritten: the
+		// arguments already are their normal form (as a Go struct decodes
+		// them), and re-encoding them would only cost allocations.
+		return t, nil
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
@@ -525,6 +630,30 @@ func jsonEqual(a, b any) bool {
 		}
 		return true
 	default:
+		return a == b
+	}
+}
+
+// identical reports whether two decoded values are the same JSON text up to
+// key order and spacing: unlike jsonEqual, 3 and 3.0 differ.
+func identical(a, b any) bool {
+	switch x := a.(type) {
+	case []any:
+		y, ok := b.([]any)
+		return ok && slices.EqualFunc(x, y, identical)
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, xv := range x {
+			yv, ok := y[k]
+			if !ok || !identical(xv, yv) {
+				return false
+			}
+		}
+		return true
+	default: // string, json.Number, bool, nil: comparable
 		return a == b
 	}
 }

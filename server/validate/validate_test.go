@@ -308,3 +308,25 @@ func FuzzValidate(f *testing.F) {
 		}
 	})
 }
+
+// Arguments already in normal form come back as sent; any change made while
+// normalising (a default, a dropped key, an integer rewritten) re-encodes.
+func TestValidateKeepsNormalArguments(t *testing.T) {
+	s, err := validate.Compile([]byte(`{"type":"object","properties":{"a":{"type":"string"},"n":{"type":"integer"},"d":{"type":"boolean","default":false}},"required":["a"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ in, want string }{
+		{` {"d":true, "a":"x","n":2} `, `{"d":true, "a":"x","n":2}`},
+		{`{"a":"x","n":2}`, `{"a":"x","d":false,"n":2}`},           // default filled
+		{`{"a":"x","n":2.0,"d":true}`, `{"a":"x","d":true,"n":2}`}, // integer rewritten
+		{`{"a":"x","z":1,"d":true}`, `{"a":"x","d":true}`},         // unknown key dropped
+		{`{"a":"x","d":true,"n":-0}`, `{"a":"x","d":true,"n":0}`},
+	}
+	for _, tt := range tests {
+		got, err := s.Validate(json.RawMessage(tt.in))
+		if err != nil || string(got) != tt.want {
+			t.Errorf("Validate(%s) = %s, %v; want %s", tt.in, got, err, tt.want)
+		}
+	}
+}

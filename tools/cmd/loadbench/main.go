@@ -1,22 +1,35 @@
-// Command loadbench measures the MCP server under load against a baseline,
-// for `make bench`.
+// Command loadbench is the load half of `make bench`: the comparison a user
+// choosing an MCP server would make, on loopback, in one run.
 //
-// In one process it starts two HTTP servers on loopback ports: the real
-// Trident Taxis server (server.New with the embedded geocoder, router and
-// tariff) and a bare net/http handler that returns the same estimate_fare
-// reply from memory. It drives each with the same number of concurrent
-// keep-alive clients for a bounded time (and optionally a bounded count),
-// then prints requests per second and latency percentiles for both and the
-// server's share of the baseline:
+// It starts three HTTP servers as separate processes and drives each with
+// the same estimate_fare tools/call:
 //
-//	go run ./tools/cmd/loadbench -c 8 -d 5s
+//   - trident-mcp, the real server binary (server/cmd/trident-mcp) with its
+//     defaults (embedded geocoder, router and tariff);
+//   - the mcp-go peer (tools/cmd/benchpeer): the same three tools on
+//     github.com/mark3labs/mcp-go in stateless mode over the same engine, so
+//     only the MCP layer differs;
+//   - the floor: a bare net/http handler answering trident-mcp's own reply
+//     from memory, the cost of HTTP on this machine with nothing behind it.
 //
-// The baseline is the cost of HTTP on this machine with nothing behind it,
-// so the ratio says how much of that the MCP stack and the quote keep.
-// Traffic only goes to 127.0.0.1.
+// Targets are measured A B C A B C at each connection count (1, 16 and 64 by
+// default), in public mode and in OAuth mode (both servers behind the
+// project's bearer-token verifier, one token minted by the in-process dev
+// issuer and reused, as an assistant reuses its token). It prints req/s, p50
+// and p99 per target and the ratios to the peer and to the floor:
+//
+//	go run ./tools/cmd/loadbench
+//	go run ./tools/cmd/loadbench -conns 16 -modes public -d 2s
+//
+// The load generator is a closed loop over raw keep-alive connections (see
+// gen.go); the floor's rate says whether it left the servers room: it should
+// be several times theirs, and a warning says so when it is not. Traffic
+// only goes to 127.0.0.1. Timing on a shared machine is noisy; compare the
+// ratios of one run, not absolute numbers across runs.
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -24,183 +37,344 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
 	"slices"
-	"sync"
+	"strconv"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/tridenttaxis/trident-mcp/contracts"
-	"github.com/tridenttaxis/trident-mcp/server"
-	"github.com/tridenttaxis/trident-mcp/server/trident"
+	"github.com/tridenttaxis/trident-mcp/internal/devissuer"
 )
 
-// request and cannedReply are the specification's estimate_fare sample
-// pair (contracts/trident/samples/estimate_fare.success.json), compacted:
-// the call every target is driven with, and the baseline's fixed answer.
-var request, cannedReply = func() (string, string) {
+// requestBody is the specification's estimate_fare sample request
+// (contracts/trident/samples/estimate_fare.success.json), compacted.
+var requestBody = func() string {
 	s, err := contracts.Trident.ReadFile("samples/estimate_fare.success.json")
 	if err != nil {
 		panic(err) // embedded: a missing sample is a build defect
 	}
-	var pair struct{ Request, Response json.RawMessage }
-	if err := json.Unmarshal(s, &pair); err != nil {
-		panic(err)
-	}
-	var req, reply bytes.Buffer
-	if json.Compact(&req, pair.Request) != nil || json.Compact(&reply, pair.Response) != nil {
+	var pair struct{ Request json.RawMessage }
+	var req bytes.Buffer
+	if json.Unmarshal(s, &pair) != nil || json.Compact(&req, pair.Request) != nil {
 		panic("loadbench: the estimate_fare sample is not JSON")
 	}
-	return req.String(), reply.String()
+	return req.String()
 }()
 
-type result struct {
-	name      string
-	requests  int
-	errors    int
-	elapsed   time.Duration
-	latencies []time.Duration
-}
+const (
+	// wantInReply is checked in every reply: the sample's fare.
+	wantInReply = `"fareGBP":62.4`
+	// fareClock pins the tariff to a weekday day rate, as the sample expects.
+	fareClock = "2025-06-18T09:00:00Z"
+	// resourceURL is the RFC 8707 resource both servers are bound to in
+	// OAuth mode, so that one token serves both.
+	resourceURL = "http://localhost/mcp"
+)
 
-func (r result) rps() float64 { return float64(r.requests) / r.elapsed.Seconds() }
-
-func (r result) pct(p float64) time.Duration {
-	if len(r.latencies) == 0 {
-		return 0
-	}
-	i := int(p * float64(len(r.latencies)-1))
-	return r.latencies[i]
+type config struct {
+	conns     []int
+	modes     []string
+	rounds    int
+	dur, warm time.Duration
+	serverBin string
+	peerBin   string
 }
 
 func main() {
-	conc := flag.Int("c", 8, "concurrent clients")
-	dur := flag.Duration("d", 5*time.Second, "time to drive each target")
-	maxN := flag.Int("n", 200000, "stop a target after this many requests (bounds the run)")
-	warm := flag.Int("warmup", 200, "requests sent to each target before measuring")
+	var c config
+	conns := flag.String("conns", "1,16,64", "connection counts, comma-separated")
+	modes := flag.String("modes", "public,oauth", "modes, comma-separated: public, oauth")
+	// Many short rounds rather than a few long ones: on a shared machine the
+	// background load changes by the second, and interleaving spreads it
+	// over every target alike.
+	flag.IntVar(&c.rounds, "rounds", 4, "rounds per target and connection count (A B A B)")
+	flag.DurationVar(&c.dur, "d", 2*time.Second, "measured time per target per round")
+	flag.DurationVar(&c.warm, "warmup", 300*time.Millisecond, "unrecorded time before each measurement")
+	flag.StringVar(&c.serverBin, "server", "", "trident-mcp binary (default: go build ./server/cmd/trident-mcp)")
+	flag.StringVar(&c.peerBin, "peer", "", "benchpeer binary (default: go build ./tools/cmd/benchpeer)")
 	flag.Parse()
-	if err := run(*conc, *dur, *maxN, *warm); err != nil {
+	for _, s := range strings.Split(*conns, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			fmt.Fprintf(os.Stderr, "loadbench: -conns: %q is not a positive number\n", s)
+			os.Exit(2)
+		}
+		c.conns = append(c.conns, n)
+	}
+	for _, m := range strings.Split(*modes, ",") {
+		if m = strings.TrimSpace(m); m != "public" && m != "oauth" {
+			fmt.Fprintf(os.Stderr, "loadbench: -modes: %q is neither public nor oauth\n", m)
+			os.Exit(2)
+		}
+		c.modes = append(c.modes, strings.TrimSpace(m))
+	}
+	if err := run(c); err != nil {
 		fmt.Fprintln(os.Stderr, "loadbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(conc int, dur time.Duration, maxN, warm int) error {
-	// Pin the tariff clock to a weekday noon so the reply is the seed's.
-	noon := time.Date(2025, 3, 12, 12, 0, 0, 0, time.UTC)
-	quiet := slog.New(slog.DiscardHandler)
-	ep, err := trident.New(&trident.Options{Logger: quiet, Now: func() time.Time { return noon }})
-	if err != nil {
-		return err
-	}
-	srv, err := server.New(&server.Options{Logger: quiet}, ep)
-	if err != nil {
-		return err
-	}
-	defer srv.Close()
-	baseline := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, cannedReply)
-	})
+// target is one server under load.
+type target struct {
+	name string
+	addr string // host:port
+	proc *exec.Cmd
+}
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	mcpURL, err := listen(ctx, srv.Handler())
+func (t *target) stop() {
+	if t.proc != nil && t.proc.Process != nil {
+		t.proc.Process.Signal(syscall.SIGTERM)
+		t.proc.Wait()
+	}
+}
+
+const (
+	nameOurs  = "trident-mcp"
+	namePeer  = "mcp-go peer"
+	nameFloor = "net/http floor"
+)
+
+func run(c config) error {
+	tmp, err := os.MkdirTemp("", "loadbench-")
 	if err != nil {
 		return err
 	}
-	baseURL, err := listen(ctx, baseline)
-	if err != nil {
-		return err
+	defer os.RemoveAll(tmp)
+	if c.serverBin == "" {
+		if c.serverBin, err = build(tmp, "./server/cmd/trident-mcp"); err != nil {
+			return err
+		}
+	}
+	if c.peerBin == "" {
+		if c.peerBin, err = build(tmp, "./tools/cmd/benchpeer"); err != nil {
+			return err
+		}
 	}
 
-	client := &http.Client{Transport: &http.Transport{MaxIdleConns: conc * 2, MaxIdleConnsPerHost: conc * 2}, Timeout: 30 * time.Second}
-	fmt.Printf("loadbench: %d clients, %v per target (at most %d requests), estimate_fare over loopback\n", conc, dur, maxN)
-	base := drive(client, "baseline (canned reply)", baseURL, conc, dur, maxN, warm)
-	mcp := drive(client, "trident-mcp estimate_fare", mcpURL+"/mcp", conc, dur, maxN, warm)
-	for _, r := range []result{base, mcp} {
-		fmt.Printf("%-28s %8d req  %9.0f req/s  p50 %8v  p99 %8v  errors %d\n",
-			r.name, r.requests, r.rps(), r.pct(0.50).Round(time.Microsecond), r.pct(0.99).Round(time.Microsecond), r.errors)
+	fmt.Printf("loadbench: estimate_fare over loopback; %d CPUs shared by the generator and the server under test\n", runtime.NumCPU())
+	fmt.Printf("each target: %d rounds of %v (after %v warm-up) per connection count; every mode's servers run side by side and are measured in turn (A B C A B C)\n\n", c.rounds, c.dur, c.warm)
+	slots, stop, err := setUp(c)
+	defer stop()
+	if err != nil {
+		return err
 	}
-	fmt.Printf("ratio (server/baseline): throughput %.3f, p99 latency %.1fx\n",
-		mcp.rps()/base.rps(), float64(mcp.pct(0.99))/float64(base.pct(0.99)))
-	if mcp.errors > 0 || base.errors > 0 {
-		return errors.New("some requests failed")
+	results := map[string]map[int]map[string]load{} // mode, conns, target
+	for _, n := range c.conns {
+		runs := map[*slot][]load{}
+		for round := range c.rounds {
+			for _, sl := range slots {
+				fmt.Fprintf(os.Stderr, "  %d conns, round %d: %s, %s mode\n", n, round+1, sl.target.name, sl.mode)
+				l, err := drive(sl.target.addr, sl.req, n, c.warm, c.dur)
+				if err != nil {
+					return fmt.Errorf("%s in %s mode at %d connections: %w", sl.target.name, sl.mode, n, err)
+				}
+				runs[sl] = append(runs[sl], l)
+			}
+		}
+		for _, sl := range slots {
+			if results[sl.mode] == nil {
+				results[sl.mode] = map[int]map[string]load{}
+			}
+			if results[sl.mode][n] == nil {
+				results[sl.mode][n] = map[string]load{}
+			}
+			results[sl.mode][n][sl.target.name] = merge(runs[sl])
+		}
 	}
+	report(os.Stdout, c, results)
 	return nil
 }
 
-// listen serves h on a free loopback port until ctx ends.
-func listen(ctx context.Context, h http.Handler) (string, error) {
+// slot is one target driven with one mode's request.
+type slot struct {
+	mode   string
+	target *target
+	req    request
+}
+
+// setUp starts every server the modes need, checks that each answers the
+// benchmark's call (and, in OAuth mode, refuses it without the token), and
+// returns the measurement order. stop ends whatever was started, also on
+// error.
+func setUp(c config) (slots []*slot, stop func(), err error) {
+	var stops []func()
+	stop = func() {
+		for _, f := range slices.Backward(stops) {
+			f()
+		}
+	}
+	var reply []byte // trident-mcp's answer, which the floor repeats
+	var floor *target
+	for _, mode := range c.modes {
+		header := map[string]string{}
+		var serverEnv, peerArgs []string
+		if mode == "oauth" {
+			iss, stopIssuer, err := startIssuer()
+			if err != nil {
+				return nil, stop, err
+			}
+			stops = append(stops, stopIssuer)
+			token, err := iss.MintAccessToken(devissuer.TokenClaims{Resource: resourceURL, ExpiresAt: time.Now().Add(2 * time.Hour)})
+			if err != nil {
+				return nil, stop, err
+			}
+			header["Authorization"] = "Bearer " + token
+			serverEnv = []string{"MCP_REQUIRE_OAUTH=true", "OAUTH_ISSUER=" + iss.IssuerURL(), "MCP_RESOURCE_URL=" + resourceURL}
+			peerArgs = []string{"-oauth-issuer", iss.IssuerURL(), "-resource-url", resourceURL}
+		}
+		ours, err := startServer(c.serverBin, serverEnv)
+		if err != nil {
+			return nil, stop, err
+		}
+		stops = append(stops, ours.stop)
+		peer, err := startPeer(namePeer, c.peerBin, append([]string{"-clock", fareClock}, peerArgs...)...)
+		if err != nil {
+			return nil, stop, err
+		}
+		stops = append(stops, peer.stop)
+		if floor == nil {
+			if reply, err = fetch(ours.addr, newRequest(ours.addr, "/mcp", requestBody, header, wantInReply)); err != nil {
+				return nil, stop, fmt.Errorf("%s: %w", nameOurs, err)
+			}
+			if floor, err = startPeer(nameFloor, c.peerBin, "-floor", "-reply", string(reply)); err != nil {
+				return nil, stop, err
+			}
+			stops = append(stops, floor.stop)
+		}
+		for _, t := range []*target{ours, peer, floor} {
+			sl := &slot{mode: mode, target: t, req: newRequest(t.addr, "/mcp", requestBody, header, wantInReply)}
+			if _, err := fetch(t.addr, sl.req); err != nil {
+				return nil, stop, fmt.Errorf("%s in %s mode: %w", t.name, mode, err)
+			}
+			if mode == "oauth" && t != floor {
+				// Without the token the server must refuse: OAuth is really on.
+				anon := newRequest(t.addr, "/mcp", requestBody, nil, "")
+				if _, err := fetch(t.addr, anon); err == nil || !strings.Contains(err.Error(), "HTTP 401") {
+					return nil, stop, fmt.Errorf("%s in OAuth mode answered a call without a token: %v", t.name, err)
+				}
+			}
+			slots = append(slots, sl)
+		}
+	}
+	return slots, stop, nil
+}
+
+// fetch sends one request on a fresh connection and returns the body.
+func fetch(addr string, req request) ([]byte, error) {
+	c := &client{addr: addr}
+	defer c.close()
+	if err := c.do(req); err != nil {
+		return nil, err
+	}
+	return c.body, nil
+}
+
+// build compiles pkg into dir with the module's go command.
+func build(dir, pkg string) (string, error) {
+	out := filepath.Join(dir, filepath.Base(pkg))
+	cmd := exec.Command("go", "build", "-o", out, pkg)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("go build %s: %w", pkg, err)
+	}
+	return out, nil
+}
+
+// startServer runs trident-mcp on a free loopback port and waits for /readyz.
+// LOG_LEVEL=warn drops the per-request access log, which the peer has no
+// equivalent of.
+func startServer(bin string, env []string) (*target, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(), append([]string{
+		"ADDR=" + addr, "PUBLIC_BASE_URL=http://" + addr, "FARE_CLOCK=" + fareClock, "LOG_LEVEL=warn",
+		"MCP_REQUIRE_OAUTH=false", "RATE_LIMIT=",
+	}, env...)...)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	t := &target{name: nameOurs, addr: addr, proc: cmd}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get("http://" + addr + "/readyz")
+		if err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return t, nil
+			}
+		}
+		if time.Now().After(deadline) {
+			t.stop()
+			return nil, fmt.Errorf("%s did not become ready on %s: %v", nameOurs, addr, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// startPeer runs benchpeer and reads the address it prints.
+func startPeer(name, bin string, args ...string) (*target, error) {
+	cmd := exec.Command(bin, append([]string{"-addr", "127.0.0.1:0"}, args...)...)
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	t := &target{name: name, proc: cmd}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	go io.Copy(io.Discard, stdout)
+	u, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on http://")
+	if err != nil || !ok {
+		t.stop()
+		return nil, fmt.Errorf("%s did not start: %q %v", name, line, err)
+	}
+	t.addr = u
+	return t, nil
+}
+
+func freeAddr() (string, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", err
 	}
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go hs.Serve(ln)
-	go func() { <-ctx.Done(); hs.Close() }()
-	return "http://" + ln.Addr().String(), nil
+	defer ln.Close()
+	return ln.Addr().String(), nil
 }
 
-func drive(client *http.Client, name, url string, conc int, dur time.Duration, maxN, warm int) result {
-	send := func() (time.Duration, bool) {
-		req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader([]byte(request)))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
-		start := time.Now()
-		resp, err := client.Do(req)
-		if err != nil {
-			return 0, false
+// startIssuer serves the dev issuer in this process: the servers fetch its
+// JWKS once at start, so it is off the measured path.
+func startIssuer() (*devissuer.Issuer, func(), error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, nil, err
+	}
+	iss, err := devissuer.New(devissuer.Options{BaseURL: "http://" + ln.Addr().String()})
+	if err != nil {
+		ln.Close()
+		return nil, nil, err
+	}
+	hs := &http.Server{Handler: iss.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go hs.Serve(ln)
+	return iss, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		if err := hs.Shutdown(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			fmt.Fprintln(os.Stderr, "loadbench: stopping the dev issuer:", err)
 		}
-		body, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		ok := err == nil && resp.StatusCode == 200 && bytes.Contains(body, []byte(`"fareGBP":62.4`))
-		return time.Since(start), ok
-	}
-	for range warm {
-		send()
-	}
-	var (
-		mu    sync.Mutex
-		res   = result{name: name}
-		count int
-		wg    sync.WaitGroup
-	)
-	deadline := time.Now().Add(dur)
-	start := time.Now()
-	for range conc {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var lat []time.Duration
-			errs := 0
-			for time.Now().Before(deadline) {
-				mu.Lock()
-				if count >= maxN {
-					mu.Unlock()
-					break
-				}
-				count++
-				mu.Unlock()
-				d, ok := send()
-				if !ok {
-					errs++
-					continue
-				}
-				lat = append(lat, d)
-			}
-			mu.Lock()
-			res.latencies = append(res.latencies, lat...)
-			res.errors += errs
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	res.elapsed = time.Since(start)
-	res.requests = len(res.latencies)
-	slices.Sort(res.latencies)
-	return res
+		iss.Close()
+	}, nil
 }

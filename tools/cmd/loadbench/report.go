@@ -1,0 +1,86 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"text/tabwriter"
+	"time"
+)
+
+// floorHeadroom is how many times the fastest server's rate the floor must
+// reach for the generator not to be the bottleneck.
+const floorHeadroom = 3.0
+
+// report prints one table of every mode, connection count and target, the
+// ratios to the peer and the floor, and the targets.
+func report(w io.Writer, c config, results map[string]map[int]map[string]load) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "mode\tconns\ttarget\treq/s\tp50\tp99\treq/s vs peer\tp99 vs peer\treq/s vs floor\t")
+	var warnings []string
+	for _, mode := range c.modes {
+		for _, n := range c.conns {
+			row := results[mode][n]
+			peer, floor := row[namePeer], row[nameFloor]
+			for _, name := range []string{nameOurs, namePeer, nameFloor} {
+				l := row[name]
+				vsPeer, p99Peer := "", ""
+				if name == nameOurs {
+					vsPeer = fmt.Sprintf("%.2fx", l.rps()/peer.rps())
+					p99Peer = fmt.Sprintf("%.2fx", float64(l.pct(0.99))/float64(peer.pct(0.99)))
+				}
+				vsFloor := ""
+				if name != nameFloor {
+					vsFloor = fmt.Sprintf("%.3f", l.rps()/floor.rps())
+				}
+				fmt.Fprintf(tw, "%s\t%d\t%s\t%.0f\t%s\t%s\t%s\t%s\t%s\t\n", mode, n, name, l.rps(), dur(l.pct(0.50)), dur(l.pct(0.99)), vsPeer, p99Peer, vsFloor)
+			}
+			// One connection is a ping-pong bound by round-trip latency, not
+			// by the generator's CPU, so the headroom check starts at two.
+			if fastest := max(row[nameOurs].rps(), peer.rps()); n > 1 && floor.rps() < floorHeadroom*fastest {
+				warnings = append(warnings, fmt.Sprintf("WARNING: %s mode, %d conns: the floor (%.0f req/s) is only %.1fx the fastest server: the generator may be the bottleneck",
+					mode, n, floor.rps(), floor.rps()/fastest))
+			}
+		}
+	}
+	tw.Flush()
+	for _, s := range warnings {
+		fmt.Fprintln(w, s)
+	}
+
+	fmt.Fprintln(w, "\ntargets (ratios in this run):")
+	check := func(ok bool, format string, args ...any) {
+		verdict := "met    "
+		if !ok {
+			verdict = "NOT met"
+		}
+		fmt.Fprintf(w, "  %s  "+format+"\n", append([]any{verdict}, args...)...)
+	}
+	for _, mode := range c.modes {
+		for _, n := range []int{16, 64} {
+			if row, ok := results[mode][n]; ok {
+				r := row[nameOurs].rps() / row[namePeer].rps()
+				check(r >= 1.2, "%s, %d conns: throughput %.2fx the peer (want >= 1.2x)", mode, n, r)
+			}
+		}
+		if row, ok := results[mode][16]; ok {
+			ours, peer := row[nameOurs].pct(0.99), row[namePeer].pct(0.99)
+			check(ours <= peer, "%s, 16 conns: p99 %s vs the peer's %s (want no higher)", mode, dur(ours), dur(peer))
+		}
+	}
+	if slices.Contains(c.modes, "public") && slices.Contains(c.modes, "oauth") {
+		for _, n := range c.conns {
+			pub, oa := results["public"][n][nameOurs].rps(), results["oauth"][n][nameOurs].rps()
+			check(oa >= 0.9*pub, "%d conns: OAuth mode at %.2fx public mode (want within 10%%)", n, oa/pub)
+		}
+	}
+}
+
+func dur(d time.Duration) string {
+	switch {
+	case d >= time.Millisecond:
+		return fmt.Sprintf("%.2fms", float64(d)/float64(time.Millisecond))
+	default:
+		return fmt.Sprintf("%.0fµs", float64(d)/float64(time.Microsecond))
+	}
+}
