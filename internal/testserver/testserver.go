@@ -7,11 +7,13 @@ package testserver
 import (
 	"bytes"
 	"context"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -50,16 +52,32 @@ func Build(tb testing.TB) string {
 	return Go(tb, filepath.Join(tb.TempDir(), "trident-mcp"), "build", "./server/cmd/trident-mcp")
 }
 
-// FreeAddr returns a loopback address nothing listens on (just freed).
+// FreeAddr returns a loopback address nothing listens on (just freed). It
+// picks below the kernel's ephemeral range, as scripts/lib/launch.sh does:
+// a port the kernel hands out for ":0" is one it also hands out to outgoing
+// connections, so another test's client could take it before the server
+// binds it ("address already in use" on a busy machine).
 func FreeAddr(tb testing.TB) string {
 	tb.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
+	low := 32768
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			if n, err := strconv.Atoi(f[0]); err == nil && n > 11000 {
+				low = n
+			}
+		}
 	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
+	for range 200 {
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(10000+rand.IntN(low-10000))))
+		if err != nil {
+			continue
+		}
+		addr := l.Addr().String()
+		l.Close()
+		return addr
+	}
+	tb.Fatal("testserver: no free loopback port below the ephemeral range")
+	return ""
 }
 
 // Start runs bin on addr with ADDR, PUBLIC_BASE_URL and FARE_CLOCK=DayClock
