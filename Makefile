@@ -32,6 +32,7 @@ npm: node_modules/.installed ## Install the pinned Node tooling (newman, tsc, co
 .PHONY: generate
 generate: ## Regenerate every file derived from contracts/
 	$(GO) run ./tools/cmd/gen-contracts -out gen
+	$(GO) run ./tools/cmd/gen-contracts -contracts relay -out gen/relay
 	$(GO) run ./tools/cmd/gen-collections -out collections
 	cd gen/api && $(GO) tool oapi-codegen -config cfg.yaml ../../contracts/openapi.yaml
 	$(GO) generate ./...

@@ -41,16 +41,29 @@ func (t Tool) Input() (json.RawMessage, error) { return readRaw(t.InputSchema) }
 func (t Tool) Output() (json.RawMessage, error) { return readRaw(t.OutputSchema) }
 
 // LoadManifest parses tools.json.
-func LoadManifest() (*Manifest, error) {
+func LoadManifest() (*Manifest, error) { return LoadManifestIn("") }
+
+// LoadManifestIn parses the tools.json of the endpoint whose contracts are
+// in folder dir ("" for Trident's at the root, [RelayDir] for Relay's). The
+// schema paths it returns are prefixed with dir, so [Tool.Input] and
+// [Tool.Output] find them in [FS].
+func LoadManifestIn(dir string) (*Manifest, error) {
 	var m Manifest
-	if err := readJSON("tools.json", &m); err != nil {
+	if err := readJSON(path.Join(dir, "tools.json"), &m); err != nil {
 		return nil, err
 	}
 	if len(m.Tools) == 0 {
-		return nil, fmt.Errorf("contracts: tools.json lists no tools")
+		return nil, fmt.Errorf("contracts: %s lists no tools", path.Join(dir, "tools.json"))
+	}
+	for i := range m.Tools {
+		m.Tools[i].InputSchema = path.Join(dir, m.Tools[i].InputSchema)
+		m.Tools[i].OutputSchema = path.Join(dir, m.Tools[i].OutputSchema)
 	}
 	return &m, nil
 }
+
+// RelayDir is the folder of the Relay rides endpoint's contracts (/mcp/rides).
+const RelayDir = "relay"
 
 // ErrorEntry is one row of the error catalogue (errors.json).
 type ErrorEntry struct {
@@ -69,11 +82,15 @@ type ErrorEntry struct {
 }
 
 // LoadErrors parses errors.json.
-func LoadErrors() ([]ErrorEntry, error) {
+func LoadErrors() ([]ErrorEntry, error) { return LoadErrorsIn("") }
+
+// LoadErrorsIn parses the errors.json of the contract folder dir (see
+// [LoadManifestIn]).
+func LoadErrorsIn(dir string) ([]ErrorEntry, error) {
 	var doc struct {
 		Errors []ErrorEntry `json:"errors"`
 	}
-	if err := readJSON("errors.json", &doc); err != nil {
+	if err := readJSON(path.Join(dir, "errors.json"), &doc); err != nil {
 		return nil, err
 	}
 	return doc.Errors, nil

@@ -14,5 +14,5 @@ import "embed"
 // FS holds every contract file, with paths relative to this directory
 // (for example "schemas/estimate_fare.input.json" or "samples/index.json").
 //
-//go:embed tools.json errors.json errors.schema.json schemas samples tariff openapi.yaml
+//go:embed tools.json errors.json errors.schema.json schemas samples tariff openapi.yaml relay
 var FS embed.FS

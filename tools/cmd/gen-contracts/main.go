@@ -8,7 +8,8 @@
 // be exact (named enum types, nullable-but-required fields, schema order); it
 // fails on any keyword it does not understand instead of dropping it.
 //
-// Usage: go run ./tools/cmd/gen-contracts -out gen
+// Usage: go run ./tools/cmd/gen-contracts -out gen, and for Relay
+// go run ./tools/cmd/gen-contracts -contracts relay -out gen/relay
 package main
 
 import (
@@ -24,8 +25,9 @@ import (
 
 func main() {
 	out := flag.String("out", "gen", "directory to write generated files into")
+	dir := flag.String("contracts", "", "contract folder below contracts/ (\"\" for Trident's, \"relay\" for Relay's)")
 	flag.Parse()
-	if err := run(*out); err != nil {
+	if err := run(*dir, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "gen-contracts:", err)
 		os.Exit(1)
 	}
@@ -38,8 +40,8 @@ type toolSchemas struct {
 	InRaw, OutRaw json.RawMessage
 }
 
-func run(out string) error {
-	m, err := contracts.LoadManifest()
+func run(dir, out string) error {
+	m, err := contracts.LoadManifestIn(dir)
 	if err != nil {
 		return err
 	}
@@ -71,7 +73,7 @@ func run(out string) error {
 		}
 		tools = append(tools, ts)
 	}
-	errs, err := contracts.LoadErrors()
+	errs, err := contracts.LoadErrorsIn(dir)
 	if err != nil {
 		return err
 	}
