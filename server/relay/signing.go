@@ -128,9 +128,11 @@ func (k *Keys) mac(kid, domain string, b Binding, obj any) ([]byte, error) {
 	return m.Sum(nil), nil
 }
 
-func (k *Keys) sign(domain string, b Binding, v *mcptypes.Verification, obj any) error {
+// sign sets v's kid and alg, then signs blank(), which must read the
+// object with those set.
+func (k *Keys) sign(domain string, b Binding, v *mcptypes.Verification, blank func() any) error {
 	*v = mcptypes.Verification{Kid: k.kids[0], Alg: Alg}
-	sum, err := k.mac(v.Kid, domain, b, obj)
+	sum, err := k.mac(v.Kid, domain, b, blank())
 	if err != nil {
 		return err
 	}
@@ -155,8 +157,7 @@ func (k *Keys) verify(domain string, b Binding, v mcptypes.Verification, blank f
 
 // SignOption fills o.Verification for binding b.
 func (k *Keys) SignOption(b Binding, o *mcptypes.RideOption) error {
-	o.Verification = mcptypes.Verification{}
-	return k.sign(domainOption, b, &o.Verification, blankOption(*o))
+	return k.sign(domainOption, b, &o.Verification, func() any { return blankOption(*o) })
 }
 
 // VerifyOption reports whether o is unchanged since Relay signed it for b.
@@ -175,8 +176,7 @@ func blankOption(o mcptypes.RideOption) mcptypes.RideOption {
 // SignContext fills c.Verification. A context binds its own session and
 // journey to the actor.
 func (k *Keys) SignContext(actor string, c *mcptypes.RelayContext) error {
-	c.Verification = mcptypes.Verification{}
-	return k.sign(domainContext, contextBinding(actor, *c), &c.Verification, blankContext(*c))
+	return k.sign(domainContext, contextBinding(actor, *c), &c.Verification, func() any { return blankContext(*c) })
 }
 
 // VerifyContext reports whether c is a context Relay issued to actor.
