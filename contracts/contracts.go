@@ -117,17 +117,22 @@ type SampleHTTP struct {
 }
 
 // LoadSamples reads every sample file (index.json excluded), sorted by name.
-func LoadSamples() ([]Sample, error) {
+func LoadSamples() ([]Sample, error) { return LoadSamplesIn("") }
+
+// LoadSamplesIn reads the samples of the contract folder dir (see
+// [LoadManifestIn]); names stay relative to its samples/.
+func LoadSamplesIn(dir string) ([]Sample, error) {
 	var out []Sample
-	err := fs.WalkDir(FS, "samples", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".json") || p == "samples/index.json" {
+	root := path.Join(dir, "samples")
+	err := fs.WalkDir(FS, root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".json") || p == root+"/index.json" {
 			return err
 		}
 		var s Sample
 		if err := readJSON(p, &s); err != nil {
 			return err
 		}
-		s.Name = strings.TrimSuffix(strings.TrimPrefix(p, "samples/"), ".json")
+		s.Name = strings.TrimSuffix(strings.TrimPrefix(p, root+"/"), ".json")
 		out = append(out, s)
 		return nil
 	})

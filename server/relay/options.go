@@ -50,7 +50,7 @@ func (s *Server) issue(b Binding, p Provider, trip Trip, q Quote) (mcptypes.Ride
 		party = &n
 	}
 	o := mcptypes.RideOption{
-		OptionID:        newID("opt"),
+		OptionID:        s.newID("opt"),
 		Provider:        p.ID,
 		Product:         q.Product,
 		Price:           q.Price,

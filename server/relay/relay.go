@@ -62,6 +62,11 @@ type Options struct {
 	// Logger receives source failures and warnings; never credentials.
 	// Zero: slog.Default().
 	Logger *slog.Logger
+
+	// NewID mints the ids of sessions, journeys, intents, requests and
+	// options from a prefix ("ses", "opt", ...). Zero: prefix_ and 128
+	// random bits in hex. Tests set a counter to make answers reproducible.
+	NewID func(prefix string) string
 }
 
 // Server is the Relay rides endpoint's tools: their definitions from
@@ -79,6 +84,7 @@ type Server struct {
 	inputs    inputSchemas
 	tools     []*mcp.Tool
 	cooldowns cooldowns
+	newID     func(prefix string) string
 }
 
 // New builds the endpoint. A broken contract, registry or configuration
@@ -94,6 +100,10 @@ func New(opts *Options) (*Server, error) {
 	}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	s.newID = o.NewID
+	if s.newID == nil {
+		s.newID = randomID
 	}
 	switch {
 	case s.ttl == 0:
@@ -264,8 +274,8 @@ func actor(ctx context.Context, req *mcp.CallToolRequest) string {
 	return "oauth:" + c.UserID() + "|" + c.ClientID()
 }
 
-// newID returns prefix_ and 16 random bytes in hex.
-func newID(prefix string) string {
+// randomID returns prefix_ and 16 random bytes in hex.
+func randomID(prefix string) string {
 	b := make([]byte, 16)
 	if _, err := rand.Read(b); err != nil {
 		panic("relay: crypto/rand: " + err.Error())
@@ -285,12 +295,12 @@ func (s *Server) callContext(act string, given *mcptypes.RelayContext, newIntent
 		}
 		c = *given
 	} else {
-		c.SessionID, c.JourneyID, c.IntentID = newID("ses"), newID("jny"), newID("int")
+		c.SessionID, c.JourneyID, c.IntentID = s.newID("ses"), s.newID("jny"), s.newID("int")
 	}
 	if newIntent && given != nil {
-		c.IntentID = newID("int")
+		c.IntentID = s.newID("int")
 	}
-	c.RequestID = newID("req")
+	c.RequestID = s.newID("req")
 	if err := s.keys.SignContext(act, &c); err != nil {
 		return c, &refusal{out: mcptypes.Refusal{Status: mcptypes.RefusalStatusInvalidContext, Message: "the context could not be signed"}, cause: err}
 	}

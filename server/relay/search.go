@@ -168,20 +168,20 @@ type answer struct {
 }
 
 // query asks the picked sources concurrently, each under the per-call
-// timeout, recording every attempt.
+// timeout, and lists every attempt in source order.
 func (s *Server) query(ctx context.Context, picked []selected, trip Trip) ([]answer, []mcptypes.ProviderCall) {
 	answers := make([]answer, len(picked))
-	var mu sync.Mutex
-	calls := []mcptypes.ProviderCall{}
+	perSource := make([][]mcptypes.ProviderCall, len(picked))
 	var wg sync.WaitGroup
 	for i, sel := range picked {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var mu sync.Mutex
 			rec := func(a Attempt) {
 				mu.Lock()
 				defer mu.Unlock()
-				calls = append(calls, providerCall(sel.p.ID, a))
+				perSource[i] = append(perSource[i], providerCall(sel.p.ID, a))
 			}
 			t := trip
 			if t.Products == nil {
@@ -191,6 +191,10 @@ func (s *Server) query(ctx context.Context, picked []selected, trip Trip) ([]ans
 		}()
 	}
 	wg.Wait()
+	calls := []mcptypes.ProviderCall{}
+	for _, c := range perSource {
+		calls = append(calls, c...)
+	}
 	return answers, calls
 }
 

@@ -56,6 +56,7 @@ func (t *TridentSource) Quote(ctx context.Context, trip Trip, rec Recorder) ([]Q
 	}
 	quotes := make([]*Quote, len(trip.Products))
 	errs := make([]error, len(trip.Products))
+	attempts := make([]Attempt, len(trip.Products))
 	var wg sync.WaitGroup
 	for i, pr := range trip.Products {
 		wg.Add(1)
@@ -65,24 +66,26 @@ func (t *TridentSource) Quote(ctx context.Context, trip Trip, rec Recorder) ([]Q
 			start := time.Now()
 			out, err := t.c.EstimateFare(ctx, trident.EstimateFareInput{Pickup: place(trip.Pickup), Dropoff: place(trip.Dropoff), VehicleType: &vt})
 			a := attempt(trident.ToolEstimateFare, start, err)
+			defer func() { attempts[i] = a }()
 			if err != nil {
-				rec(a)
 				errs[i] = classify(err)
 				return
 			}
 			q, err := tridentQuote(pr, out)
 			if err != nil {
 				a.Outcome = mcptypes.ProviderCallOutcomeMalformed
-				rec(a)
 				errs[i] = err
 				return
 			}
 			a.Options = 1
-			rec(a)
 			quotes[i] = &q
 		}()
 	}
 	wg.Wait()
+	// Recorded in product order, whatever order the calls finished in.
+	for _, a := range attempts {
+		rec(a)
+	}
 	var out []Quote
 	for _, q := range quotes {
 		if q != nil {

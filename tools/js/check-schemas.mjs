@@ -75,5 +75,52 @@ for (const file of sampleFiles) {
   }
   checked++;
 }
-console.log(`ajv: ${Object.keys(validators).length} schemas compiled, ${checked} samples checked, ${failures} failed`);
+// Relay (/mcp/rides): its schemas, its samples (refusals carry a
+// structuredContent that the output schema's Refusal branch covers) and the
+// provider registry against its schema. A separate ajv instance: the two
+// endpoints' schemas are independent documents.
+let relaySchemas = 0;
+{
+  const relay = join(root, "relay");
+  const rajv = new Ajv2020({ strict: true, allErrors: true });
+  addFormats(rajv);
+  const rv = {};
+  for (const file of readdirSync(join(relay, "schemas")).filter((f) => f.endsWith(".json"))) {
+    try {
+      rv[file] = rajv.compile(JSON.parse(readFileSync(join(relay, "schemas", file), "utf8")));
+      relaySchemas++;
+    } catch (err) {
+      console.error(`FAIL relay/schemas/${file}: ${err.message}`);
+      failures++;
+    }
+  }
+  const files = [];
+  const rwalk = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (e.isDirectory()) rwalk(join(dir, e.name));
+      else if (e.name.endsWith(".json") && e.name !== "index.json") files.push(join(dir, e.name));
+    }
+  };
+  rwalk(join(relay, "samples"));
+  for (const file of files) {
+    const s = JSON.parse(readFileSync(file, "utf8"));
+    const name = s.request.params.name;
+    const invalid = s.errorCode === "INVALID_ARGUMENTS";
+    if (rv[`${name}.input.json`](s.request.params.arguments) === invalid) {
+      console.error(`FAIL ${file}: arguments ${invalid ? "should fail" : "should pass"} ${name}.input.json`);
+      failures++;
+    }
+    if (!rv[`${name}.output.json`](s.response.result.structuredContent)) {
+      console.error(`FAIL ${file}: structuredContent fails ${name}.output.json`, rv[`${name}.output.json`].errors);
+      failures++;
+    }
+    checked++;
+  }
+  const pv = rajv.compile(JSON.parse(readFileSync(join(relay, "providers.schema.json"), "utf8")));
+  if (!pv(JSON.parse(readFileSync(join(relay, "providers.json"), "utf8")))) {
+    console.error("FAIL relay/providers.json fails providers.schema.json", pv.errors);
+    failures++;
+  }
+}
+console.log(`ajv: ${Object.keys(validators).length + relaySchemas} schemas compiled, ${checked} samples checked, ${failures} failed`);
 process.exit(failures ? 1 : 0);
