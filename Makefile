@@ -8,7 +8,7 @@ GO        ?= go
 NODE      := node_modules/.bin/node
 ADDR      ?= :8080
 ENDPOINT  ?= http://localhost:8080/mcp
-GENERATED := gen collections client/tools.gen.go
+GENERATED := gen collections client/tools.gen.go client/relay_tools.gen.go
 
 .PHONY: help
 help: ## List the targets

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
+	relaycodes "github.com/tridenttaxis/trident-mcp/gen/relay/errcodes"
 )
 
 // Code is a catalogue name from contracts/errors.json, such as
@@ -56,11 +57,14 @@ func codeForHTTP(status, rpcCode int, msg string) Code {
 
 // codeForTool names a tool refusal by the catalogue's text signal, the
 // documented way to recognise one ("match on the error signal, not the
-// human-readable text").
+// human-readable text"): Trident's catalogue, then Relay's (whose signal is
+// the refusal's "status" in the JSON text).
 func codeForTool(text string) (Code, bool) {
-	e, ok := errcodes.ByToolText(text)
-	if !ok {
-		return "", false
+	if e, ok := errcodes.ByToolText(text); ok {
+		return e.Code, e.Retryable
 	}
-	return e.Code, e.Retryable
+	if e, ok := relaycodes.ByToolText(text); ok {
+		return Code(e.Code), e.Retryable
+	}
+	return "", false
 }

@@ -10,6 +10,7 @@
 // Usage (from client/generate.go):
 //
 //	//go:generate go run ../tools/cmd/gen-client -out tools.gen.go
+//	//go:generate go run ../tools/cmd/gen-client -contracts relay -types relay/mcptypes -alias relaytypes -out relay_tools.gen.go
 package main
 
 import (
@@ -29,8 +30,11 @@ import (
 
 func main() {
 	out := flag.String("out", "tools.gen.go", "file to write")
+	dir := flag.String("contracts", "", "contract folder below contracts/ (\"\" for Trident's, \"relay\" for Relay's)")
+	types := flag.String("types", "mcptypes", "the generated types package below gen/ for that folder, e.g. relay/mcptypes")
+	alias := flag.String("alias", "mcptypes", "the name the generated file imports the types package as")
 	flag.Parse()
-	src, err := generate()
+	src, err := generate(*dir, *types, *alias)
 	if err != nil {
 		log.Fatalf("gen-client: %v", err)
 	}
@@ -45,8 +49,10 @@ type method struct {
 	Hints                                       string
 }
 
-func generate() ([]byte, error) {
-	m, err := contracts.LoadManifest()
+// generate writes the methods of the endpoint whose contracts are in dir,
+// with the input and output types of gen/<types> imported as alias.
+func generate(dir, types, alias string) ([]byte, error) {
+	m, err := contracts.LoadManifestIn(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +73,11 @@ func generate() ([]byte, error) {
 		})
 	}
 	var buf bytes.Buffer
-	if err := tmpl.Execute(&buf, methods); err != nil {
+	data := struct {
+		Import, Alias string
+		Methods       []method
+	}{"github.com/tridenttaxis/trident-mcp/gen/" + types, alias, methods}
+	if err := tmpl.Execute(&buf, data); err != nil {
 		return nil, err
 	}
 	src, err := format.Source(buf.Bytes())
@@ -156,23 +166,23 @@ package client
 import (
 	"context"
 
-	"github.com/tridenttaxis/trident-mcp/gen/mcptypes"
+	{{if ne .Alias "mcptypes"}}{{.Alias}} {{end}}"{{.Import}}"
 )
-{{range .}}
+{{$t := .Alias}}{{range .Methods}}
 // {{.Name}} calls the {{.Tool}} tool ({{.Title}}).
 //
 {{- range .Doc}}
 // {{.}}
 {{- end}}
 //
-// The structured result is decoded into [mcptypes.{{.Output}}]. A refusal
+// The structured result is decoded into [{{$t}}.{{.Output}}]. A refusal
 // (isError) returns a [*ToolError]; see [Client.Call] for the other errors.
 {{- if .Hints}}
 // {{.Hints}}
 {{- end}}
-func (c *Client) {{.Name}}(ctx context.Context, in mcptypes.{{.Input}}, opts ...CallOption) (*mcptypes.{{.Output}}, error) {
-	var out mcptypes.{{.Output}}
-	if _, err := c.Call(ctx, mcptypes.{{.ToolConst}}, in, &out, opts...); err != nil {
+func (c *Client) {{.Name}}(ctx context.Context, in {{$t}}.{{.Input}}, opts ...CallOption) (*{{$t}}.{{.Output}}, error) {
+	var out {{$t}}.{{.Output}}
+	if _, err := c.Call(ctx, {{$t}}.{{.ToolConst}}, in, &out, opts...); err != nil {
 		return nil, err
 	}
 	return &out, nil
