@@ -81,6 +81,7 @@ conformance: ## Run the conformance suite against ENDPOINT (default http://local
 .PHONY: check-ts
 check-ts: npm ## Type-check the generated TypeScript declarations
 	$(NODE) node_modules/.bin/tsc --noEmit --strict gen/ts/mcp-tools.d.ts
+	$(NODE) node_modules/.bin/tsc --noEmit --strict gen/relay/ts/mcp-tools.d.ts
 
 .PHONY: check-schemas-ajv
 check-schemas-ajv: npm ## Compile every JSON Schema with ajv (strict Draft 2020-12) as a second opinion
