@@ -75,7 +75,7 @@ func TestRelaySamplesValidate(t *testing.T) {
 				t.Fatal(err)
 			}
 			e, ok := errcodes.Lookup(errcodes.Code(s.ErrorCode))
-			if !ok || errcodes.Code(strings.ToUpper(string(r.Status))) != e.Code || !strings.Contains(resp.Result.Content[0].Text, e.Signal) {
+			if !ok || errcodes.Code("RELAY_"+strings.ToUpper(string(r.Status))) != e.Code || !strings.Contains(resp.Result.Content[0].Text, e.Signal) {
 				t.Errorf("refusal %s does not match errorCode %q", r.Status, s.ErrorCode)
 			}
 			if r.Status == mcptypes.RefusalStatusInvalidArguments {
@@ -156,10 +156,11 @@ func TestRelayErrorRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range rows {
-		if r.Surface != "tool" || r.Signal != `"status":"`+strings.ToLower(r.Name)+`"` || r.Message == "" || len(r.Tools) == 0 {
+		status := strings.ToLower(strings.TrimPrefix(r.Name, "RELAY_"))
+		if r.Surface != "tool" || !strings.HasPrefix(r.Name, "RELAY_") || r.Signal != `"status":"`+status+`"` || r.Message == "" || len(r.Tools) == 0 {
 			t.Errorf("%s: a Relay row is a tool refusal whose signal is its status: %+v", r.Name, r)
 		}
-		if !mcptypes.RefusalStatus(strings.ToLower(r.Name)).Valid() {
+		if !mcptypes.RefusalStatus(status).Valid() {
 			t.Errorf("%s is not a Refusal status", r.Name)
 		}
 		for _, tool := range r.Tools {

@@ -35,7 +35,7 @@ func TestTypedClient(t *testing.T) {
 	bad.Price.AmountMinor++
 	_, err = c.CompareRides(ctx, mcptypes.CompareRidesInput{Options: []mcptypes.RideOption{bad}, Context: &rc})
 	r, ok := client.RelayRefusal(err)
-	if !ok || r.Status != mcptypes.RefusalStatusInvalidOption || client.CodeOf(err) != client.Code(relaycodes.InvalidOption) {
+	if !ok || r.Status != mcptypes.RefusalStatusInvalidOption || client.CodeOf(err) != client.Code(relaycodes.RelayInvalidOption) {
 		t.Errorf("refusal %v: %+v, code %q", err, r, client.CodeOf(err))
 	}
 }

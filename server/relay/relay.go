@@ -243,17 +243,17 @@ func invalidArguments(fields ...mcptypes.FieldProblem) *refusal {
 	}
 	return &refusal{out: mcptypes.Refusal{
 		Status:  mcptypes.RefusalStatusInvalidArguments,
-		Message: message(errcodes.InvalidArguments, "fields", strings.Join(names, "; ")),
+		Message: message(errcodes.RelayInvalidArguments, "fields", strings.Join(names, "; ")),
 		Fields:  fields,
 	}}
 }
 
 func invalidOption(cause error) *refusal {
-	return &refusal{out: mcptypes.Refusal{Status: mcptypes.RefusalStatusInvalidOption, Message: message(errcodes.InvalidOption)}, cause: cause}
+	return &refusal{out: mcptypes.Refusal{Status: mcptypes.RefusalStatusInvalidOption, Message: message(errcodes.RelayInvalidOption)}, cause: cause}
 }
 
 func invalidContext(cause error) *refusal {
-	return &refusal{out: mcptypes.Refusal{Status: mcptypes.RefusalStatusInvalidContext, Message: message(errcodes.InvalidContext)}, cause: cause}
+	return &refusal{out: mcptypes.Refusal{Status: mcptypes.RefusalStatusInvalidContext, Message: message(errcodes.RelayInvalidContext)}, cause: cause}
 }
 
 // actor names the caller options and contexts are bound to: the token's

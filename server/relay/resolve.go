@@ -33,23 +33,24 @@ func (s *Server) resolveRide(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	case src == nil:
 		return s.refuse(ctx, tool, &refusal{out: mcptypes.Refusal{
 			Status: mcptypes.RefusalStatusCredentialsRequired, Provider: &p.ID,
-			Message: message(errcodes.CredentialsRequired, "provider", p.ID),
+			Message: message(errcodes.RelayCredentialsRequired, "provider", p.ID),
 		}})
 	case p.API.Authorized != nil && !*p.API.Authorized:
 		return s.refuse(ctx, tool, &refusal{out: mcptypes.Refusal{
 			Status: mcptypes.RefusalStatusApiAuthorizationRequired, Provider: &p.ID,
-			Message: message(errcodes.ApiAuthorizationRequired, "provider", p.ID),
+			Message: message(errcodes.RelayApiAuthorizationRequired, "provider", p.ID),
 		}})
 	}
 	if wait := s.cooldowns.remaining(p.ID, s.now()); wait > 0 {
 		n := ceilSeconds(wait)
 		return s.refuse(ctx, tool, &refusal{out: mcptypes.Refusal{
 			Status: mcptypes.RefusalStatusRateLimited, Provider: &p.ID, RetryAfterSeconds: &n,
-			Message: message(errcodes.RateLimited, "provider", p.ID, "retry_after_seconds", itoa(int(n))),
+			Message: message(errcodes.RelayRateLimited, "provider", p.ID, "retry_after_seconds", itoa(int(n))),
 		}})
 	}
 
 	trip := s.tripOf(p, in.Option)
+	trip.ProductID = in.Option.Product.ID
 	// Ask for the selected product only, where the registry lists products.
 	if len(trip.Products) > 0 {
 		var only []ProductEntry

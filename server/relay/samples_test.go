@@ -152,15 +152,15 @@ func TestSamples(t *testing.T) {
 	req, resp, _ = a.call(t, "continue_journey", map[string]any{"journey_id": rc.JourneyID, "context": rc, "to_connector": "stays", "journey_context": map[string]any{"destination_city": "Glasgow", "destination_airport": "GLA", "party_size": 2}})
 	add("continue_journey.success", "continue_journey before the host has reported its connectors for the session: installation_unknown, no next_action, nothing changed.", "", req, resp)
 	req, resp, _ = a.call(t, "search_rides", map[string]any{"pickup": map[string]any{"latitude": 91, "longitude": 0}, "party_size": 9, "currency": "gbp"})
-	add("errors/invalid_arguments", "search_rides with a latitude above 90, a party of 9 and a lowercase currency: invalid_arguments listing each field.", "INVALID_ARGUMENTS", req, resp)
+	add("errors/invalid_arguments", "search_rides with a latitude above 90, a party of 9 and a lowercase currency: invalid_arguments listing each field.", "RELAY_INVALID_ARGUMENTS", req, resp)
 	tampered := found.Options[2]
 	tampered.Price.AmountMinor = 100
 	req, resp, _ = a.call(t, "compare_rides", map[string]any{"options": []any{tampered}, "context": rc})
-	add("errors/invalid_option", "compare_rides with an option whose price was edited: invalid_option.", "INVALID_OPTION", req, resp)
+	add("errors/invalid_option", "compare_rides with an option whose price was edited: invalid_option.", "RELAY_INVALID_OPTION", req, resp)
 	bad := rc
 	bad.JourneyID = "jny_someone_else"
 	req, resp, _ = a.call(t, "search_rides", map[string]any{"context": bad})
-	add("errors/invalid_context", "search_rides with a relay_context whose journey_id was changed: invalid_context.", "INVALID_CONTEXT", req, resp)
+	add("errors/invalid_context", "search_rides with a relay_context whose journey_id was changed: invalid_context.", "RELAY_INVALID_CONTEXT", req, resp)
 
 	// Uber and Lyft behind fakes: Lyft fails, so the search is partial;
 	// then Uber answers 429 and its cool-down refuses the next refresh.
@@ -174,10 +174,10 @@ func TestSamples(t *testing.T) {
 	req, resp, _ = b.call(t, "resolve_ride", map[string]any{"option": ny.Options[0], "context": ny.RelayContext})
 	add("resolve_ride.partial", "resolve_ride when Uber answers 429 with Retry-After: 30: a failed refresh returns no option, and never confirms the old price.", "", req, resp)
 	req, resp, _ = b.call(t, "resolve_ride", map[string]any{"option": ny.Options[0], "context": ny.RelayContext})
-	add("errors/rate_limited", "resolve_ride during Uber's cool-down: rate_limited with retry_after_seconds, and Uber is not called.", "RATE_LIMITED", req, resp)
+	add("errors/rate_limited", "resolve_ride during Uber's cool-down: rate_limited with retry_after_seconds, and Uber is not called.", "RELAY_RATE_LIMITED", req, resp)
 	c := sampleServer(t, relay.Options{NewID: counterIDs("c")})
 	req, resp, _ = c.call(t, "resolve_ride", map[string]any{"option": ny.Options[0], "context": ny.RelayContext})
-	add("errors/credentials_required", "resolve_ride of an Uber option on a server without Uber credentials: credentials_required.", "CREDENTIALS_REQUIRED", req, resp)
+	add("errors/credentials_required", "resolve_ride of an Uber option on a server without Uber credentials: credentials_required.", "RELAY_CREDENTIALS_REQUIRED", req, resp)
 	reg, err := relay.LoadRegistry("")
 	if err != nil {
 		t.Fatal(err)
@@ -189,7 +189,7 @@ func TestSamples(t *testing.T) {
 	}
 	d := sampleServer(t, relay.Options{Registry: reg, Sources: map[string]relay.Source{"uber": uber}, NewID: counterIDs("d")})
 	req, resp, _ = d.call(t, "resolve_ride", map[string]any{"option": ny.Options[0], "context": ny.RelayContext})
-	add("errors/api_authorization_required", "resolve_ride of an Uber option where the operator's registry marks Uber without API authorization: api_authorization_required.", "API_AUTHORIZATION_REQUIRED", req, resp)
+	add("errors/api_authorization_required", "resolve_ride of an Uber option where the operator's registry marks Uber without API authorization: api_authorization_required.", "RELAY_API_AUTHORIZATION_REQUIRED", req, resp)
 
 	dir := filepath.Join("..", "..", "contracts", "relay", "samples")
 	var names []string

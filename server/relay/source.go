@@ -38,6 +38,9 @@ type Trip struct {
 	// party (all of them when PartySize is 0); empty when the registry
 	// lists none and the source offers its own.
 	Products []ProductEntry
+	// ProductID, when set, asks for that product only (resolve_ride
+	// re-quoting a selected option of a source that lists its own).
+	ProductID string
 }
 
 // Quote is one priced answer, normalised: money in minor units, times in

@@ -39,23 +39,23 @@ type Entry struct {
 // Catalogue codes.
 const (
 	// The arguments failed the tool's input schema: an unsupported field, a coordinate, count, date or currency out of range, an unknown provider id, or both or neither of option and provider.
-	InvalidArguments Code = "INVALID_ARGUMENTS"
+	RelayInvalidArguments Code = "RELAY_INVALID_ARGUMENTS"
 	// An option is not one Relay issued to this caller, session and journey unchanged (tampered, reconstructed, stripped of verification, under another context), or it has expired.
-	InvalidOption Code = "INVALID_OPTION"
+	RelayInvalidOption Code = "RELAY_INVALID_OPTION"
 	// The relay_context passed as context (or the journey_id) is tampered, unknown, or another caller's.
-	InvalidContext Code = "INVALID_CONTEXT"
+	RelayInvalidContext Code = "RELAY_INVALID_CONTEXT"
 	// The option's provider has no credentials configured on this server any more, so it cannot be refreshed.
-	CredentialsRequired Code = "CREDENTIALS_REQUIRED"
+	RelayCredentialsRequired Code = "RELAY_CREDENTIALS_REQUIRED"
 	// The operator has no API authorization for the option's provider, so it cannot be refreshed.
-	ApiAuthorizationRequired Code = "API_AUTHORIZATION_REQUIRED"
+	RelayApiAuthorizationRequired Code = "RELAY_API_AUTHORIZATION_REQUIRED"
 	// The option's provider is cooling down after a 429 (its Retry-After) or its request budget is spent; it was not called.
-	RateLimited Code = "RATE_LIMITED"
+	RelayRateLimited Code = "RELAY_RATE_LIMITED"
 )
 
 // Catalogue lists every row in the order of contracts/errors.json.
 var Catalogue = []Entry{
 	{
-		Code:        InvalidArguments,
+		Code:        RelayInvalidArguments,
 		Source:      "seed",
 		Surface:     "tool",
 		JSONRPCCode: 0,
@@ -68,7 +68,7 @@ var Catalogue = []Entry{
 		Message:     "Invalid arguments: {fields}. Check tools/list, remove unsupported fields and correct date, count or coordinate values.",
 	},
 	{
-		Code:        InvalidOption,
+		Code:        RelayInvalidOption,
 		Source:      "seed",
 		Surface:     "tool",
 		JSONRPCCode: 0,
@@ -81,7 +81,7 @@ var Catalogue = []Entry{
 		Message:     "The option is invalid or expired: search again in the same journey and use a fresh issued option, passed unchanged with the same context.",
 	},
 	{
-		Code:        InvalidContext,
+		Code:        RelayInvalidContext,
 		Source:      "project",
 		Surface:     "tool",
 		JSONRPCCode: 0,
@@ -94,7 +94,7 @@ var Catalogue = []Entry{
 		Message:     "The context is not a relay_context Relay issued to this caller: pass the previous response's relay_context unchanged, or omit it to start a new session.",
 	},
 	{
-		Code:        CredentialsRequired,
+		Code:        RelayCredentialsRequired,
 		Source:      "seed",
 		Surface:     "tool",
 		JSONRPCCode: 0,
@@ -107,7 +107,7 @@ var Catalogue = []Entry{
 		Message:     "Provider '{provider}' has no credentials configured on this server: use its handoff, or ask the operator to configure access.",
 	},
 	{
-		Code:        ApiAuthorizationRequired,
+		Code:        RelayApiAuthorizationRequired,
 		Source:      "seed",
 		Surface:     "tool",
 		JSONRPCCode: 0,
@@ -120,7 +120,7 @@ var Catalogue = []Entry{
 		Message:     "Relay has no API authorization for provider '{provider}': use its handoff, or ask the operator to obtain access.",
 	},
 	{
-		Code:        RateLimited,
+		Code:        RelayRateLimited,
 		Source:      "seed",
 		Surface:     "tool",
 		JSONRPCCode: 0,

@@ -468,12 +468,12 @@ export interface McpTools {
 
 /** Error catalogue names (contracts/errors.json). */
 export type ErrorCode =
-  | "INVALID_ARGUMENTS"
-  | "INVALID_OPTION"
-  | "INVALID_CONTEXT"
-  | "CREDENTIALS_REQUIRED"
-  | "API_AUTHORIZATION_REQUIRED"
-  | "RATE_LIMITED";
+  | "RELAY_INVALID_ARGUMENTS"
+  | "RELAY_INVALID_OPTION"
+  | "RELAY_INVALID_CONTEXT"
+  | "RELAY_CREDENTIALS_REQUIRED"
+  | "RELAY_API_AUTHORIZATION_REQUIRED"
+  | "RELAY_RATE_LIMITED";
 
 /** JSON-RPC tools/call request for tool T. */
 export interface ToolsCallRequest<T extends ToolName = ToolName> {
