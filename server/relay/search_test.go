@@ -2,6 +2,8 @@ package relay_test
 
 import (
 	"context"
+	"github.com/tridenttaxis/trident-mcp/server"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -176,5 +178,44 @@ func TestSearchWithoutCoordinatesNeedsInput(t *testing.T) {
 		if h.ParametersApplied || h.DestinationKind != "provider_entry" {
 			t.Errorf("without coordinates every handoff is an entry page: %+v", h)
 		}
+	}
+}
+
+// Trident's refusals and outages are sanitised failures of the source: a
+// place its geocoder does not know is "refused" (by catalogue code, not
+// Trident's text), an unreachable Trident an upstream error.
+func TestTridentFailures(t *testing.T) {
+	srv, err := server.New(&server.Options{Logger: discard}) // the embedded geocoder: no coordinate pairs
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	down := httptest.NewServer(nil)
+	down.Close()
+	for name, tc := range map[string]struct {
+		url  string
+		code mcptypes.ProviderErrorCode
+	}{
+		"place unknown to Trident": {ts.URL + "/mcp", "refused"},
+		"Trident down":             {down.URL + "/mcp", "upstream_error"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			src, err := relay.NewTridentSource(tc.url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, c := newRelay(t, relay.Options{Sources: map[string]relay.Source{"trident": src}})
+			out := search(t, c, map[string]any{"pickup": mcptypes.Coordinates{Latitude: 56.01, Longitude: -4.7}, "dropoff": glasgowAir})
+			if out.Status != "handoff_available" || len(out.Errors) != 1 || out.Errors[0].Code != tc.code || statusOf(out, "trident").Status != "failed" {
+				t.Fatalf("status %s, errors %+v", out.Status, out.Errors)
+			}
+			if strings.Contains(out.Errors[0].Message, "could not be geocoded") {
+				t.Errorf("Trident's own text reached the caller: %s", out.Errors[0].Message)
+			}
+			if len(out.ProviderCalls) != 6 {
+				t.Errorf("%d provider calls, want one per class", len(out.ProviderCalls))
+			}
+		})
 	}
 }

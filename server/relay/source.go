@@ -109,3 +109,18 @@ func asSourceError(err error) *SourceError {
 	}
 	return &SourceError{Code: mcptypes.ProviderErrorCodeUpstreamError, Message: "the provider could not be reached", Cause: err}
 }
+
+// outcomeOf is the provider_calls outcome of a failed attempt.
+func outcomeOf(c mcptypes.ProviderErrorCode) mcptypes.ProviderCallOutcome {
+	switch c {
+	case mcptypes.ProviderErrorCodeUnauthorized:
+		return mcptypes.ProviderCallOutcomeUnauthorized
+	case mcptypes.ProviderErrorCodeRateLimited:
+		return mcptypes.ProviderCallOutcomeRateLimited
+	case mcptypes.ProviderErrorCodeTimeout:
+		return mcptypes.ProviderCallOutcomeTimeout
+	case mcptypes.ProviderErrorCodeMalformed:
+		return mcptypes.ProviderCallOutcomeMalformed
+	}
+	return mcptypes.ProviderCallOutcomeFailed
+}

@@ -120,19 +120,7 @@ func attempt(op string, start time.Time, err error) Attempt {
 		return a
 	}
 	se := classify(err)
-	a.HTTPStatus = se.HTTPStatus
-	switch se.Code {
-	case mcptypes.ProviderErrorCodeTimeout:
-		a.Outcome = mcptypes.ProviderCallOutcomeTimeout
-	case mcptypes.ProviderErrorCodeRateLimited:
-		a.Outcome = mcptypes.ProviderCallOutcomeRateLimited
-	case mcptypes.ProviderErrorCodeUnauthorized:
-		a.Outcome = mcptypes.ProviderCallOutcomeUnauthorized
-	case mcptypes.ProviderErrorCodeMalformed:
-		a.Outcome = mcptypes.ProviderCallOutcomeMalformed
-	default:
-		a.Outcome = mcptypes.ProviderCallOutcomeFailed
-	}
+	a.HTTPStatus, a.Outcome = se.HTTPStatus, outcomeOf(se.Code)
 	return a
 }
 
