@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -194,11 +195,23 @@ func (s *Server) MCPServer() *mcp.Server {
 	return m
 }
 
+// marshal is JSON without HTML escaping: links keep their "&" readable in
+// the text block.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("relay: encoding the result: %w", err)
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
 // result is a tool's answer: structuredContent, and its JSON as text.
 func result(out any, isError bool) (*mcp.CallToolResult, error) {
-	b, err := json.Marshal(out)
+	b, err := marshal(out)
 	if err != nil {
-		return nil, fmt.Errorf("relay: encoding the result: %w", err)
+		return nil, err
 	}
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
