@@ -2,6 +2,7 @@ package relay
 
 import (
 	"fmt"
+	"net"
 	"time"
 )
 
@@ -47,4 +48,20 @@ func OptionsFromEnv(lookup func(string) (string, bool), selfMCP string) (*Option
 		o.Sources["trident"] = src
 	}
 	return o, nil
+}
+
+// SelfMCPURL is the loopback URL of this server's own Trident endpoint for
+// a listen address such as ":8080" or "0.0.0.0:8080": Relay's default
+// Trident source, reached without leaving the machine whatever
+// PUBLIC_BASE_URL says. A port of 0 has no URL before listening; set
+// RELAY_TRIDENT_URL then.
+func SelfMCPURL(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || port == "0" || port == "" {
+		return ""
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port) + "/mcp"
 }

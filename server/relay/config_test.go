@@ -38,3 +38,14 @@ func TestOptionsFromEnv(t *testing.T) {
 		}
 	}
 }
+
+func TestSelfMCPURL(t *testing.T) {
+	for addr, want := range map[string]string{
+		":8080": "http://127.0.0.1:8080/mcp", "0.0.0.0:9000": "http://127.0.0.1:9000/mcp", "[::]:8080": "http://127.0.0.1:8080/mcp",
+		"127.0.0.1:8181": "http://127.0.0.1:8181/mcp", "[::1]:8080": "http://[::1]:8080/mcp", ":0": "", "nonsense": "",
+	} {
+		if got := relay.SelfMCPURL(addr); got != want {
+			t.Errorf("SelfMCPURL(%q) = %q, want %q", addr, got, want)
+		}
+	}
+}
