@@ -154,3 +154,14 @@ func search(tb testing.TB, c *client.Client, args any) mcptypes.SearchRidesResul
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// structuredOf returns a handler's structuredContent and whether it is a
+// refusal.
+func structuredOf(tb testing.TB, res *mcp.CallToolResult, err error) (json.RawMessage, bool) {
+	tb.Helper()
+	if err != nil {
+		tb.Fatalf("handler error: %v", err)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	return b, res.IsError
+}
