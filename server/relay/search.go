@@ -67,10 +67,15 @@ func (r searchRequest) wants(id string) bool {
 	return r.requested == nil || slices.Contains(r.requested, id)
 }
 
-// missing lists the required inputs of p the request lacks.
+// missing lists the required inputs of p the request lacks. Both ends are
+// always required of an API source (a [Trip] has both), whatever the
+// registry lists.
 func (r searchRequest) missing(p Provider) []string {
 	out := []string{}
-	for _, f := range p.API.RequiredInputs {
+	for _, f := range append([]string{"pickup", "dropoff"}, p.API.RequiredInputs...) {
+		if slices.Contains(out, f) {
+			continue
+		}
 		if (f == "pickup" && r.pickup == nil) || (f == "dropoff" && r.dropoff == nil) || (f == "party_size" && r.party == 0) {
 			out = append(out, f)
 		}

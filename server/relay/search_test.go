@@ -219,3 +219,33 @@ func TestTridentFailures(t *testing.T) {
 		})
 	}
 }
+
+func TestRequiredInputsFromTheRegistry(t *testing.T) {
+	reg, err := relay.LoadRegistry("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range reg.Providers {
+		if reg.Providers[i].ID == "uber" {
+			reg.Providers[i].API.RequiredInputs = []string{"party_size"} // the ends are required anyway
+		}
+	}
+	src := &fakeSource{quotes: []relay.Quote{quote("uberx", 1, 2)}}
+	_, c := newRelay(t, relay.Options{Registry: reg, Sources: map[string]relay.Source{"uber": src}})
+	for _, tc := range []struct {
+		args map[string]any
+		want []string
+	}{
+		{map[string]any{"pickup": jfk, "dropoff": timesSquare}, []string{"party_size"}},
+		{map[string]any{"pickup": jfk, "party_size": 2}, []string{"dropoff"}},
+		{map[string]any{}, []string{"pickup", "dropoff", "party_size"}},
+	} {
+		st := statusOf(search(t, c, tc.args), "uber")
+		if st.Status != "input_required" || !slices.Equal(st.MissingFields, tc.want) {
+			t.Errorf("%v: %+v, want input_required %v", tc.args, st, tc.want)
+		}
+	}
+	if src.calls.Load() != 0 {
+		t.Error("a source lacking inputs was called")
+	}
+}
