@@ -8,7 +8,14 @@ GO        ?= go
 NODE      := node_modules/.bin/node
 ADDR      ?= :8080
 ENDPOINT  ?= http://localhost:8080/mcp
-GENERATED := gen collections client/tools.gen.go client/relay_tools.gen.go
+# The MCP endpoints, each with its contract folder contracts/<name>/, its
+# generated code in gen/<name>/ and its typed client in client/<name>/; a new
+# endpoint is one more name here.
+ENDPOINTS := trident relay
+comma := ,
+empty :=
+space := $(empty) $(empty)
+GENERATED := gen collections $(foreach ep,$(ENDPOINTS),client/$(ep)/tools.gen.go)
 
 .PHONY: help
 help: ## List the targets
@@ -31,10 +38,15 @@ npm: node_modules/.installed ## Install the pinned Node tooling (newman, tsc, co
 
 .PHONY: generate
 generate: ## Regenerate every file derived from contracts/
-	$(GO) run ./tools/cmd/gen-contracts -out gen
-	$(GO) run ./tools/cmd/gen-contracts -contracts relay -out gen/relay
+	$(GO) run ./tools/cmd/gen-contracts -errcodes -endpoints $(subst $(space),$(comma),$(ENDPOINTS)) -out gen/errcodes
+	for ep in $(ENDPOINTS); do \
+	  $(GO) run ./tools/cmd/gen-contracts -endpoint $$ep -out gen/$$ep; \
+	  $(GO) run ./tools/cmd/gen-client -endpoint $$ep -out client/$$ep/tools.gen.go; \
+	done
 	$(GO) run ./tools/cmd/gen-collections -out collections
-	cd gen/api && $(GO) tool oapi-codegen -config cfg.yaml ../../contracts/openapi.yaml
+	for ep in $(ENDPOINTS); do \
+	  if [ -f gen/$$ep/api/cfg.yaml ]; then (cd gen/$$ep/api && $(GO) tool oapi-codegen -config cfg.yaml ../../../contracts/openapi.yaml); fi; \
+	done
 	$(GO) generate ./...
 
 .PHONY: check-generated
@@ -56,11 +68,15 @@ vet: ## go vet every package
 .PHONY: test
 test: npm check-generated vet ## Everything CI runs: generated-file check, vet, unit and integration tests, conformance, tool checks
 	$(GO) test -count=1 ./...
-	$(MAKE) check-ts check-schemas-ajv lint-openapi test-collections test-conformance test-mcp-conformance test-client-conformance test-run-oauth
+	$(MAKE) check-ts check-schemas-ajv lint-openapi test-collections test-conformance test-conformance-ts test-mcp-conformance test-client-conformance test-run-oauth
 
 .PHONY: test-conformance
 test-conformance: ## Run the ginkgo conformance suite against a freshly started local server
 	conformance/run-local.sh
+
+.PHONY: test-conformance-ts
+test-conformance-ts: npm ## Run the conformance suite against the independent TypeScript-SDK server (e2e/ts/trident-server)
+	e2e/ts/trident-server/run-conformance.sh
 
 .PHONY: test-mcp-conformance
 test-mcp-conformance: npm ## Run the official MCP conformance suite's server scenarios against a local server
@@ -80,12 +96,11 @@ conformance: ## Run the conformance suite against ENDPOINT (default http://local
 
 .PHONY: check-ts
 check-ts: npm ## Type-check the generated TypeScript declarations
-	$(NODE) node_modules/.bin/tsc --noEmit --strict gen/ts/mcp-tools.d.ts
-	$(NODE) node_modules/.bin/tsc --noEmit --strict gen/relay/ts/mcp-tools.d.ts
+	for ep in $(ENDPOINTS); do $(NODE) node_modules/.bin/tsc --noEmit --strict gen/$$ep/ts/mcp-tools.d.ts; done
 
 .PHONY: check-schemas-ajv
 check-schemas-ajv: npm ## Compile every JSON Schema with ajv (strict Draft 2020-12) as a second opinion
-	$(NODE) tools/js/check-schemas.mjs
+	for ep in $(ENDPOINTS); do $(NODE) tools/js/check-schemas.mjs $$ep; done
 
 .PHONY: lint-openapi
 lint-openapi: npm ## Lint the OpenAPI contract with redocly

@@ -10,7 +10,8 @@ import (
 	"testing"
 
 	"github.com/tridenttaxis/trident-mcp/client"
-	"github.com/tridenttaxis/trident-mcp/gen/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/client/trident"
+	"github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
 )
 
 // benchResult is the seed's get_service_info response, echoed for any id 1..n
@@ -71,7 +72,7 @@ func benchPlainPOST(b *testing.B, hc *http.Client, endpoint string) {
 }
 
 func benchClientCall(b *testing.B, hc *http.Client, endpoint string) {
-	c, err := client.New(endpoint, client.WithHTTPClient(hc))
+	c, err := trident.New(endpoint, client.WithHTTPClient(hc))
 	if err != nil {
 		b.Fatal(err)
 	}

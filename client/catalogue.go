@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
-	relaycodes "github.com/tridenttaxis/trident-mcp/gen/relay/errcodes"
 )
 
 // Code is a catalogue name from contracts/errors.json, such as
@@ -57,14 +56,11 @@ func codeForHTTP(status, rpcCode int, msg string) Code {
 
 // codeForTool names a tool refusal by the catalogue's text signal, the
 // documented way to recognise one ("match on the error signal, not the
-// human-readable text"): Trident's catalogue, then Relay's (whose signal is
-// the refusal's "status" in the JSON text).
+// human-readable text").
 func codeForTool(text string) (Code, bool) {
-	if e, ok := errcodes.ByToolText(text); ok {
-		return e.Code, e.Retryable
+	e, ok := errcodes.ByToolText(text)
+	if !ok {
+		return "", false
 	}
-	if e, ok := relaycodes.ByToolText(text); ok {
-		return Code(e.Code), e.Retryable
-	}
-	return "", false
+	return e.Code, e.Retryable
 }

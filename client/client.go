@@ -14,7 +14,7 @@ import (
 	"golang.org/x/sync/singleflight"
 )
 
-// DefaultProtocolVersion is the MCP revision the seed documents.
+// DefaultProtocolVersion is the MCP revision the specification documents.
 const DefaultProtocolVersion = "2025-06-18"
 
 // JSON-RPC methods the client sends.

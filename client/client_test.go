@@ -11,8 +11,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tridenttaxis/trident-mcp/client"
+	"github.com/tridenttaxis/trident-mcp/client/trident"
 	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
-	"github.com/tridenttaxis/trident-mcp/gen/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/internal/faultserver"
 )
 
@@ -56,12 +57,12 @@ func (c *fakeClock) Sleeps() []time.Duration {
 // maxJitter makes full jitter deterministic: always the ceiling.
 func maxJitter(d time.Duration) time.Duration { return d }
 
-func newClient(t *testing.T, env *faultserver.Env, clock *fakeClock, opts ...client.Option) *client.Client {
+func newClient(t *testing.T, env *faultserver.Env, clock *fakeClock, opts ...client.Option) *trident.Client {
 	t.Helper()
 	p := client.DefaultRetryPolicy()
 	p.Jitter = maxJitter
 	base := []client.Option{client.WithClock(clock), client.WithRetry(p), client.WithHTTPClient(env.HTTP.Client())}
-	c, err := client.New(env.Endpoint, append(base, opts...)...)
+	c, err := trident.New(env.Endpoint, append(base, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +304,7 @@ func TestFullJitterStaysUnderTheCeiling(t *testing.T) {
 	env := faultserver.Start(t, faultserver.Options{}, false)
 	env.Server.Enqueue(faultserver.Fault{Status: 503}, faultserver.Fault{Status: 503})
 	clock := newFakeClock()
-	c, err := client.New(env.Endpoint, client.WithClock(clock)) // default, random jitter
+	c, err := trident.New(env.Endpoint, client.WithClock(clock)) // default, random jitter
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -396,7 +397,7 @@ func TestListTools(t *testing.T) {
 
 func TestNewRejectsBadEndpoints(t *testing.T) {
 	for _, u := range []string{"", "ftp://x/mcp", "localhost:8080/mcp", "http://"} {
-		if _, err := client.New(u); err == nil {
+		if _, err := trident.New(u); err == nil {
 			t.Errorf("New(%q) succeeded, want an error", u)
 		}
 	}

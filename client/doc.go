@@ -1,9 +1,11 @@
-// Package client is the typed Go client of the Trident Taxis MCP endpoint.
-// Client developers import it instead of writing JSON-RPC, Server-Sent
-// Events and OAuth plumbing by hand: it does in Go what the seed's
-// JavaScript does (callStartBooking, consumeSseStream, callMcp), and more.
+// Package client is the Go client of the project's MCP endpoints, generic
+// over the tools: client developers import it (or an endpoint's typed client
+// over it, such as client/trident) instead of writing JSON-RPC, Server-Sent
+// Events and OAuth plumbing by hand. It does in Go what the Trident
+// specification's JavaScript does (callStartBooking, consumeSseStream,
+// callMcp), and more.
 //
-//	c, err := client.New("https://tridenttaxis.online/mcp")
+//	c, err := trident.New("https://tridenttaxis.online/mcp") // client/trident, over client.New
 //	fare, err := c.EstimateFare(ctx, mcptypes.EstimateFareInput{
 //		Pickup: "Helensburgh Central Station", Dropoff: "Glasgow Airport",
 //	})
@@ -42,7 +44,8 @@
 // errors.As; each carries its catalogue name from contracts/errors.json
 // ([CodeOf]).
 //
-// The typed methods (EstimateFare, GetServiceInfo, StartBooking) live in
-// tools.gen.go, generated from contracts/ by tools/cmd/gen-client; never edit
-// that file by hand.
+// The typed methods of each endpoint (Trident's EstimateFare,
+// GetServiceInfo, StartBooking) live in client/<endpoint>/tools.gen.go,
+// generated from contracts/<endpoint>/ by tools/cmd/gen-client; never edit
+// those files by hand.
 package client

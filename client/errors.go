@@ -12,7 +12,7 @@ import (
 )
 
 // ErrStreamEnded is wrapped by a [TransportError] when an event stream closed
-// before the response frame with the request's id arrived. The seed treats it
+// before the response frame with the request's id arrived. The specification treats it
 // as transient, and so does the retry loop.
 var ErrStreamEnded = errors.New("event stream ended before the final response")
 
@@ -83,7 +83,7 @@ func (e *TransportError) Error() string {
 
 func (e *TransportError) Unwrap() error { return e.Err }
 
-// Temporary reports whether the seed's retry policy retries this failure:
+// Temporary reports whether the specification's retry policy retries this failure:
 // 408, 425, 429, 500, 502, 503, 504, network errors and a stream that ended
 // early.
 func (e *TransportError) Temporary() bool {

@@ -12,8 +12,9 @@ import (
 
 	"github.com/tridenttaxis/trident-mcp/client"
 	"github.com/tridenttaxis/trident-mcp/client/oauth"
+	"github.com/tridenttaxis/trident-mcp/client/trident"
 	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
-	"github.com/tridenttaxis/trident-mcp/gen/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/internal/faultserver"
 )
 
@@ -28,7 +29,7 @@ var exampleEndpoint = sync.OnceValue(func() string {
 // A fare quote, and a refusal recognised by its catalogue name.
 func Example() {
 	endpoint := exampleEndpoint() // e.g. "https://tridenttaxis.online/mcp"
-	c, err := client.New(endpoint)
+	c, err := trident.New(endpoint)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -61,7 +62,7 @@ func Example() {
 // WithProgress on one call asks the server to stream it and shows each
 // step; the typed result arrives as usual.
 func ExampleWithProgress() {
-	c, err := client.New(exampleEndpoint())
+	c, err := trident.New(exampleEndpoint())
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -85,7 +86,7 @@ func ExampleWithProgress() {
 // CodeOf names any failure by the error catalogue; IsRetryable says whether
 // the client's retry policy would have retried it (it already did).
 func ExampleCodeOf() {
-	c, err := client.New(exampleEndpoint())
+	c, err := trident.New(exampleEndpoint())
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -110,7 +111,7 @@ func ExampleWithTokenSource() {
 		path = filepath.Join(".", "tokens.json")
 	}
 	tokens := oauth.NewSource(oauth.NewFileStore(path))
-	c, err := client.New("https://tridenttaxis.online/mcp", client.WithTokenSource(tokens))
+	c, err := trident.New("https://tridenttaxis.online/mcp", client.WithTokenSource(tokens))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -10,7 +10,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tridenttaxis/trident-mcp/client"
-	"github.com/tridenttaxis/trident-mcp/gen/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/client/trident"
+	"github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
 )
 
 // The real server is built on go-sdk's Streamable HTTP handler; this test
@@ -35,7 +36,7 @@ func TestGoSDKServerInterop(t *testing.T) {
 				h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: stateless})
 				hs2 := httptest.NewServer(h)
 				defer hs2.Close()
-				c, err := client.New(hs2.URL, client.WithHandshake(hs), client.WithHTTPClient(hs2.Client()))
+				c, err := trident.New(hs2.URL, client.WithHandshake(hs), client.WithHTTPClient(hs2.Client()))
 				if err != nil {
 					t.Fatal(err)
 				}

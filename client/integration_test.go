@@ -10,8 +10,9 @@ import (
 	"time"
 
 	"github.com/tridenttaxis/trident-mcp/client"
+	"github.com/tridenttaxis/trident-mcp/client/trident"
 	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
-	"github.com/tridenttaxis/trident-mcp/gen/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/internal/testserver"
 )
 
@@ -35,7 +36,7 @@ func TestIntegrationRealServer(t *testing.T) {
 	defer cancel()
 	for _, hs := range []client.Handshake{client.HandshakeAuto, client.HandshakeAlways} {
 		t.Run(fmt.Sprintf("handshake %d", hs), func(t *testing.T) {
-			c, err := client.New(ep, client.WithHandshake(hs))
+			c, err := trident.New(ep, client.WithHandshake(hs))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -19,7 +19,7 @@ type CallOption = Option
 type Handshake int
 
 const (
-	// HandshakeAuto calls statelessly (no initialize, as the seed's curl
+	// HandshakeAuto calls statelessly (no initialize, as the specification's curl
 	// does) and initializes only when the server answers that it needs a
 	// session; then it retries the call once in that session. The default.
 	HandshakeAuto Handshake = iota

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// RetryPolicy is the seed's backoff strategy: full-jitter exponential
+// RetryPolicy is the specification's backoff strategy: full-jitter exponential
 // backoff on transient failures, Retry-After honoured verbatim.
 type RetryPolicy struct {
 	// MaxAttempts counts the first try; 1 turns retries off. Zero means 3.
@@ -16,7 +16,7 @@ type RetryPolicy struct {
 	// BaseDelay is the ceiling of the first wait; each later ceiling
 	// doubles (1 s, 2 s, 4 s). Zero means 1 s.
 	BaseDelay time.Duration
-	// MaxDelay caps the ceiling. Zero means 8 s, the seed's cap.
+	// MaxDelay caps the ceiling. Zero means 8 s, the specification's cap.
 	MaxDelay time.Duration
 	// MaxRetryAfter is the longest Retry-After the client waits for; a
 	// longer one ends the call with the [TransportError], whose RetryAfter

@@ -381,9 +381,12 @@ func sessionStreamElicitation(t *testing.T, conflicts int) {
 			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{}}}`, m.ID)
 		case m.Method == client.MethodToolsCall:
 			var push chan string
+			// The client sends the call once the GET's headers are in; the
+			// handler serving that GET may not have registered its push
+			// channel yet, so wait for it (bounded) rather than race it.
 			select {
 			case push = <-getOpen:
-			default:
+			case <-time.After(5 * time.Second):
 				t.Error("no GET stream was open when the tool ran")
 				fmt.Fprint(w, okResult(m.ID))
 				return

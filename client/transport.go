@@ -254,7 +254,7 @@ func (c *Client) resume(ctx context.Context, s *settings, token, lastID string) 
 
 // readStream reads SSE frames until the response to id: progress goes to the
 // callback, server requests are answered ([Client.answer]), other messages
-// (notifications, replies to other ids) are skipped, as the seed's
+// (notifications, replies to other ids) are skipped, as the specification's
 // assembler does.
 func (c *Client) readStream(ctx context.Context, s *settings, id json.RawMessage, d *sse.Decoder, token string) (*frame, error) {
 	for {
@@ -273,7 +273,7 @@ func (c *Client) readStream(ctx context.Context, s *settings, id json.RawMessage
 		}
 		var f frame
 		if json.Unmarshal([]byte(ev.Data), &f) != nil {
-			continue // a malformed event is skipped, like the seed does
+			continue // a malformed event is skipped, as the specification's client does
 		}
 		if f.Method == MethodProgress {
 			if s.progress != nil {

@@ -89,6 +89,17 @@ type Config struct {
 	// FORBIDDEN_ORIGIN). Empty skips that row.
 	ForbiddenOrigin string
 
+	// FareClock is the server's frozen fare clock (its FARE_CLOCK), RFC
+	// 3339: the departure the fare oracle assumes for a call without
+	// departAt. Empty: such a call's band is taken as the server reports it.
+	FareClock     string
+	FareClockTime *time.Time
+
+	// StrictSchemas compares tools/list with tools.json and the schema files
+	// exactly ($id, titles and descriptions included). Off, schemas are
+	// compared by meaning and wording differences are reported as information.
+	StrictSchemas bool
+
 	// Timeout bounds each HTTP exchange.
 	Timeout time.Duration
 	// KnownFailures is a file of known failures to skip (see
@@ -118,6 +129,8 @@ func RegisterFlags(fs *flag.FlagSet) *Config {
 	str(&c.RedirectURI, "redirect-uri", "CONFORMANCE_REDIRECT_URI", "http://127.0.0.1:1/callback", "OAuth mode: redirect URI registered for the client (never served)")
 	str(&c.RoutingDownEndpoint, "routing-down-endpoint", "CONFORMANCE_ROUTING_DOWN_ENDPOINT", "", "an endpoint of the same server with its router down, for ROUTING_UNAVAILABLE")
 	str(&c.ForbiddenOrigin, "forbidden-origin", "CONFORMANCE_FORBIDDEN_ORIGIN", "", "an Origin the server refuses with 403, for FORBIDDEN_ORIGIN")
+	str(&c.FareClock, "fare-clock", "CONFORMANCE_FARE_CLOCK", "", "the server's frozen fare clock (RFC 3339), for the band of calls without departAt; empty: not judged")
+	fs.BoolVar(&c.StrictSchemas, "strict-schemas", envBool("CONFORMANCE_STRICT_SCHEMAS", false), "compare tools/list schemas, titles and descriptions exactly with the contracts (env CONFORMANCE_STRICT_SCHEMAS)")
 	str(&c.KnownFailures, "known-failures", "CONFORMANCE_KNOWN_FAILURES", "", "known-failures file; empty: the embedded known_failures.txt; none: no skips")
 	fs.BoolVar(&c.StrictMessages, "strict-messages", envBool("CONFORMANCE_STRICT_MESSAGES", true), "check exact error wordings where the contracts fix them (env CONFORMANCE_STRICT_MESSAGES)")
 	fs.Int64Var(&c.Seed, "seed", int64(envInt("CONFORMANCE_SEED", 0)), "seed of the property-based cases; 0: Ginkgo's random seed (env CONFORMANCE_SEED)")
@@ -153,6 +166,13 @@ func (c *Config) Validate() error {
 	}
 	if c.PropertyCases < 0 {
 		return fmt.Errorf("property-cases %d: want 0 or more", c.PropertyCases)
+	}
+	if c.FareClock != "" {
+		at, err := time.Parse(time.RFC3339Nano, c.FareClock)
+		if err != nil {
+			return fmt.Errorf("fare-clock %q: want an RFC 3339 instant such as 2025-06-18T09:00:00Z", c.FareClock)
+		}
+		c.FareClockTime = &at
 	}
 	if c.Timeout <= 0 {
 		c.Timeout = 10 * time.Second

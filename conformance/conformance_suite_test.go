@@ -24,6 +24,8 @@ type sampleT = contracts.Sample
 var (
 	cfg            = RegisterFlags(flag.CommandLine)
 	con, conErr    = LoadContracts()
+	tariff, tarErr = LoadTariff()
+	oracle         *Oracle // built from tariff once the flags are parsed
 	known          []KnownFailure
 	serverMode     Mode   // what the probe found: public or oauth
 	token          string // valid access token in OAuth mode
@@ -44,6 +46,9 @@ func TestConformance(t *testing.T) {
 	if conErr != nil {
 		t.Fatalf("conformance: loading contracts: %v", conErr)
 	}
+	if tarErr != nil {
+		t.Fatalf("conformance: loading the tariff for the fare oracle: %v", tarErr)
+	}
 	var err error
 	if known, err = LoadKnownFailures(cfg.KnownFailures); err != nil {
 		t.Fatalf("conformance: %v", err)
@@ -58,6 +63,7 @@ var _ = BeforeSuite(func() {
 		propertySeed = GinkgoRandomSeed()
 	}
 	By(fmt.Sprintf("endpoint %s, property seed %d, strict messages %v", cfg.Endpoint, propertySeed, cfg.StrictMessages))
+	oracle = &Oracle{Tariff: tariff, Places: KnownPlaces, Clock: cfg.FareClockTime}
 
 	// Probe: an anonymous call tells public mode from OAuth mode.
 	ex, err := NewClient(cfg.Endpoint, "", cfg.Timeout).CallTool(suiteCtx, 1, "get_service_info", map[string]any{}, nil)
@@ -151,14 +157,15 @@ func expectToolSuccess(tool string, ex *Exchange, id any) ToolResult {
 // checkStructured validates a successful result against the contracts.
 func checkStructured(tool string, r ToolResult, ex *Exchange) {
 	GinkgoHelper()
-	problems := structuredProblems(tool, r)
+	problems := structuredProblems(tool, argsOf(ex), r)
 	Expect(problems).To(BeEmpty(), "the successful %s result breaks the contracts:\n  %s\n%s", tool, strings.Join(problems, "\n  "), ex.String())
 }
 
 // structuredProblems lists how a successful result breaks the contracts:
-// structuredContent missing or invalid against the output schema, or text
-// content that disagrees with it.
-func structuredProblems(tool string, r ToolResult) []string {
+// structuredContent missing or invalid against the output schema, text
+// content that disagrees with it, or a quote the tariff does not give for
+// the call's arguments (the fare oracle).
+func structuredProblems(tool string, args map[string]any, r ToolResult) []string {
 	tc, ok := con.Tools[tool]
 	if !ok {
 		return []string{"no contract for tool " + tool}
@@ -170,7 +177,30 @@ func structuredProblems(tool string, r ToolResult) []string {
 	if err := Validate(tc.OutputSchema, r.StructuredContent); err != nil {
 		problems = append(problems, fmt.Sprintf("structuredContent does not validate against %s: %v", tc.Tool.OutputSchema, err))
 	}
-	return append(problems, CheckTextConsistency(tool, r, cfg.BookingBaseURL)...)
+	problems = append(problems, CheckTextConsistency(tool, r, cfg.BookingBaseURL)...)
+	return append(problems, oracleVerdict(tool, args, r).Problems...)
+}
+
+// oracleVerdict judges a successful result's quote by the fare oracle. A
+// tool that quotes nothing, or a quote the oracle refuses to judge (another
+// tariff version), yields no problems: the fare specs report the refusal.
+func oracleVerdict(tool string, args map[string]any, r ToolResult) Verdict {
+	a, ok, err := AnswerOf(tool, r.StructuredContent)
+	if err != nil || !ok {
+		return Verdict{Skip: "no quote"} // the output schema check reports a malformed one
+	}
+	return oracle.Judge(Call{Tool: tool, Args: args}, a)
+}
+
+// argsOf returns params.arguments of the tools/call an exchange sent.
+func argsOf(ex *Exchange) map[string]any {
+	var req struct {
+		Params struct {
+			Arguments map[string]any `json:"arguments"`
+		} `json:"params"`
+	}
+	_ = json.Unmarshal(ex.RequestBody, &req)
+	return req.Params.Arguments
 }
 
 // expectToolError checks a tools/call reply that must be a tool-level error

@@ -70,15 +70,15 @@ var knownInputKeywords = map[string]bool{
 
 // LoadContracts reads and compiles the contracts.
 func LoadContracts() (*Contracts, error) {
-	m, err := contracts.LoadManifest()
+	m, err := contracts.Trident.Manifest()
 	if err != nil {
 		return nil, err
 	}
-	errs, err := contracts.LoadErrors()
+	errs, err := contracts.Trident.Errors()
 	if err != nil {
 		return nil, err
 	}
-	samples, err := contracts.LoadSamples()
+	samples, err := contracts.Trident.Samples()
 	if err != nil {
 		return nil, err
 	}

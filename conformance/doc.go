@@ -4,12 +4,14 @@
 // verdict.
 //
 // The specs are generated from the contracts rather than written out by hand:
-// every sample pair under contracts/samples is replayed and compared field by
+// every sample pair under contracts/trident/samples is replayed and compared field by
 // field, every row of contracts/errors.json is triggered, every constraint of
 // every input schema is broken once, tools/list is compared with tools.json and
 // the schema files, and every successful result is validated against its output
 // schema. A seeded property-based area sends generated valid and invalid
-// argument sets.
+// argument sets. A fare oracle (oracle.go), the suite's own reading of the
+// contract's tariff, judges every quote the suite sees: fare, band, airport
+// fee and applied rules for the server's own distance.
 //
 // The non-test files of this package are the suite's plumbing (configuration,
 // a raw JSON-RPC-over-HTTP client, a strict SSE parser, an RFC 7235 challenge

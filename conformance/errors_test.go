@@ -249,9 +249,17 @@ func describeUnsupportedVersion(e contracts.ErrorEntry) {
 	It("an unsupported MCP-Protocol-Version is HTTP 400", Label("transport"), func() {
 		ex, err := client().Post(suiteCtx, sample("get_service_info.success").Request, Header{"MCP-Protocol-Version": "1999-01-01"})
 		Expect(err).NotTo(HaveOccurred())
-		rpcErr := expectRPCError(ex, e.HTTPStatus, e.JSONRPCCode, nil)
+		// MCP (2025-06-18, transports) asks for 400 Bad Request and fixes no
+		// body; the catalogue's JSON-RPC code and wording are our server's
+		// choice, held only with --strict-messages.
 		if cfg.StrictMessages {
+			rpcErr := expectRPCError(ex, e.HTTPStatus, e.JSONRPCCode, nil)
 			Expect(rpcErr.Message).To(Equal(strings.ReplaceAll(e.Message, "{version}", "1999-01-01")), ex.String())
+			return
+		}
+		Expect(ex.Status).To(Equal(e.HTTPStatus), "HTTP status\n%s", ex.String())
+		if m, err := ex.Only(); err == nil && m.Error != nil {
+			AddReportEntry("information: the 400 for an unsupported MCP-Protocol-Version", fmt.Sprintf("JSON-RPC error %d %q (the catalogue's is %d)", m.Error.Code, m.Error.Message, e.JSONRPCCode))
 		}
 	})
 }

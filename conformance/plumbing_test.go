@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -211,4 +212,48 @@ func mustMarshal(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+func TestSchemaMeaningIgnoresWordingOnly(t *testing.T) {
+	c, err := LoadContracts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := c.Tools["start_booking"].OutputRaw
+	// The same schema in other words: no $id or descriptions, $refs
+	// inlined, enums reordered.
+	reworded := []byte(`{"type":"object","additionalProperties":false,
+	  "required":["quote","bookingUrl","confirmed","requiresPassengerAction","prefilled"],
+	  "properties":{
+	    "bookingUrl":{"type":"string","format":"uri","description":"Open this."},
+	    "confirmed":{"type":"boolean","const":false},
+	    "requiresPassengerAction":{"type":"boolean","const":true},
+	    "quote":{"type":"object","additionalProperties":false,
+	      "required":["tariffVersion","fareGBP","distanceMiles","durationSeconds","rate","vehicleType"],
+	      "properties":{"fareGBP":{"type":"number","minimum":0},"distanceMiles":{"type":"number","minimum":0},
+	        "durationSeconds":{"type":"number","minimum":0},"rate":{"type":"string","enum":["night","day","holiday"]},
+	        "vehicleType":{"type":"string","enum":["wav","saloon","mpv"]},"tariffVersion":{"type":"string","minLength":1}}},
+	    "prefilled":{"type":"object","additionalProperties":false,
+	      "required":["pickup","dropoff","vehicleType","departAt","meetAndGreet"],
+	      "properties":{"pickup":{"type":"string"},"dropoff":{"type":"string"},"vehicleType":{"type":"string","enum":["saloon","mpv","wav"]},
+	        "departAt":{"type":["null","string"],"format":"date-time"},"meetAndGreet":{"type":"boolean"}}}}}`)
+	if d := SchemaMeaningDiff(raw, reworded); d != "" {
+		t.Errorf("a reworded schema means something else (-want +got):\n%s", d)
+	}
+	for name, change := range map[string][2]string{
+		"a looser constraint":  {`"minLength":1}}},`, `"minLength":0}}},`},
+		"a dropped enum value": {`"enum":["wav","saloon","mpv"]`, `"enum":["saloon","mpv"]`},
+		"extra properties allowed": {`{"type":"object","additionalProperties":false,
+	  "required":["quote"`, `{"type":"object",
+	  "required":["quote"`},
+		"a field no longer required": {`"departAt","meetAndGreet"]`, `"departAt"]`},
+	} {
+		changed := strings.Replace(string(reworded), change[0], change[1], 1)
+		if changed == string(reworded) {
+			t.Fatalf("%s: the edit did not apply", name)
+		}
+		if SchemaMeaningDiff(raw, []byte(changed)) == "" {
+			t.Errorf("%s went unnoticed", name)
+		}
+	}
 }

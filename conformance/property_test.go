@@ -40,7 +40,7 @@ var _ = Describe("generated arguments", Label("generated"), func() {
 					Expect(found).To(BeTrue(), "a tool error whose text carries no catalogue signal %v\n%s\n%s", signals, where, ex.String())
 					continue
 				}
-				Expect(structuredProblems(tool, r)).To(BeEmpty(), "%s\n%s", where, ex.String())
+				Expect(structuredProblems(tool, args, r)).To(BeEmpty(), "%s\n%s", where, ex.String())
 			}
 		})
 		if len(Violations(con.Tools[tool].Input)) == 0 {

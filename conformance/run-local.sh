@@ -39,9 +39,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Every curl here talks to a process this script started; a bound on each
-# keeps a wedged server from hanging the run instead of failing it.
-curl() { command curl --max-time 15 "$@"; }
+source scripts/lib/launch.sh
 
 endpoint=""
 passes="public oauth"
@@ -63,63 +61,6 @@ for p in $passes; do
 	esac
 done
 
-tmp="$(mktemp -d)"
-pids=()
-cleanup() {
-	for pid in "${pids[@]}"; do
-		kill "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
-	done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
-
-# free_port prints a loopback port nothing listens on.
-free_port() {
-	local p
-	for _ in $(seq 1 50); do
-		p=$((20000 + RANDOM % 40000))
-		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-			echo "$p"
-			return 0
-		fi
-	done
-	echo "run-local: no free port found" >&2
-	return 1
-}
-
-# wait_ready NAME URL LOG: wait until URL answers 200 while the last started
-# process lives. The server's /readyz turns 200 only once it holds the
-# issuer's signing keys, so an OAuth pass never starts before it can verify.
-wait_ready() {
-	local name="$1" url="$2" log="$3" pid="${pids[-1]}"
-	for _ in $(seq 1 300); do
-		if curl -fsS -o /dev/null "$url" 2>/dev/null; then
-			return 0
-		fi
-		if ! kill -0 "$pid" 2>/dev/null; then
-			echo "run-local: $name exited:" >&2
-			cat "$log" >&2
-			return 1
-		fi
-		sleep 0.05
-	done
-	echo "run-local: $name never answered $url with 200:" >&2
-	curl -sS "$url" >&2 || true
-	cat "$log" >&2
-	return 1
-}
-
-# start_server ADDR [ENV...]: start the server on ADDR and wait for /readyz.
-start_server() {
-	local addr="$1"; shift
-	local log="$tmp/server-$addr.log"
-	env ADDR="$addr" PUBLIC_BASE_URL="http://$addr" FARE_CLOCK="${FARE_CLOCK:-2025-06-18T09:00:00Z}" "$@" \
-		"$tmp/trident-mcp" >"$log" 2>&1 &
-	pids+=("$!")
-	wait_ready "the server on $addr" "http://$addr/readyz" "$log"
-}
-
 # run_suite NAME JUNIT ENDPOINT [ENV...]: run the suite binary; ENV are
 # defaults that the caller's CONFORMANCE_* variables override.
 run_suite() {
@@ -135,7 +76,7 @@ run_suite() {
 		args+=(--ginkgo.junit-report="$junit")
 	fi
 	echo "run-local: [$name] running the suite against $ep" >&2
-	env "${defaults[@]}" "$tmp/conformance.test" "${args[@]}" "${suite_args[@]}"
+	env "${defaults[@]}" "$launch_dir/conformance.test" "${args[@]}" "${suite_args[@]}"
 }
 
 junit_for() {
@@ -144,7 +85,7 @@ junit_for() {
 }
 
 echo "run-local: building the suite" >&2
-go test -c -o "$tmp/conformance.test" ./conformance
+go test -c -o "$launch_dir/conformance.test" ./conformance
 
 if [ -n "$endpoint" ]; then
 	status=0
@@ -153,13 +94,16 @@ if [ -n "$endpoint" ]; then
 fi
 
 echo "run-local: building the server and the dev issuer" >&2
-go build -o "$tmp/trident-mcp" "${SERVER_PKG:-./server/cmd/trident-mcp}"
-go build -o "$tmp/dev-issuer" ./tools/dev-issuer
+launch_build trident-mcp "${SERVER_PKG:-./server/cmd/trident-mcp}"
+launch_build dev-issuer ./tools/dev-issuer
 
 # What the servers started here refuse with their default configuration
 # (ALLOWED_ORIGINS is PUBLIC_BASE_URL and loopback, MAX_BODY_BYTES 1 MiB),
 # so the FORBIDDEN_ORIGIN and PAYLOAD_TOO_LARGE rows are provoked, not skipped.
-server_defaults=(CONFORMANCE_FORBIDDEN_ORIGIN=https://attacker.example CONFORMANCE_MAX_BODY_BYTES=1048576)
+# The fare clock they are frozen at lets the fare oracle judge the band of
+# calls without departAt too.
+server_defaults=(CONFORMANCE_FORBIDDEN_ORIGIN=https://attacker.example CONFORMANCE_MAX_BODY_BYTES=1048576
+	CONFORMANCE_FARE_CLOCK="${FARE_CLOCK:-2025-06-18T09:00:00Z}")
 
 # pass_public: the server as `make run` starts it.
 pass_public() {
@@ -183,10 +127,9 @@ pass_oauth() {
 	else
 		local iaddr log
 		iaddr="127.0.0.1:$(free_port)"
-		log="$tmp/dev-issuer.log"
-		"$tmp/dev-issuer" --addr "$iaddr" --base-url "http://$iaddr" --resource "$resource" \
-			--dev-auto-approve --dev-admin >"$log" 2>&1 &
-		pids+=("$!")
+		log="$launch_dir/dev-issuer.log"
+		launch_bg "$log" "$launch_dir/dev-issuer" --addr "$iaddr" --base-url "http://$iaddr" --resource "$resource" \
+			--dev-auto-approve --dev-admin
 		issuer="http://$iaddr/auth/v1"
 		wait_ready "the dev issuer on $iaddr" "$issuer/health" "$log" || return
 		# An access token signed by the issuer's real key, expired an hour ago.

@@ -9,9 +9,9 @@ import (
 	. "github.com/onsi/gomega"
 )
 
-// Every sample pair in contracts/samples is replayed and the reply compared
+// Every sample pair in contracts/trident/samples is replayed and the reply compared
 // with the expected one, field by field.
-var _ = Describe("contracts/samples", Label("samples"), func() {
+var _ = Describe("contracts/trident/samples", Label("samples"), func() {
 	var entries []TableEntry
 	for _, s := range con.Samples {
 		entries = append(entries, Entry(s.Name+".json", s))
@@ -72,7 +72,7 @@ func expectSampleReply(s sampleT, got []byte, what string, ex *Exchange) {
 		want, got = relaxMessages(s, want, got)
 	}
 	diff := JSONDiff(want, got)
-	Expect(diff).To(BeEmpty(), "%s differs from contracts/samples/%s.json (-want +got):\n%s\n%s", what, s.Name, diff, ex.String())
+	Expect(diff).To(BeEmpty(), "%s differs from contracts/trident/samples/%s.json (-want +got):\n%s\n%s", what, s.Name, diff, ex.String())
 }
 
 // expectSameChallenge compares two WWW-Authenticate values as parsed

@@ -9,8 +9,40 @@ import (
 	"strings"
 )
 
-// Manifest is tools.json: the server's identity and the tools it serves, in
-// tools/list order.
+// Set is one endpoint's contract folder: tools.json, schemas/, samples/,
+// errors.json (its tool rows) and whatever data its tools read.
+type Set struct {
+	dir  string
+	fsys fs.FS
+}
+
+// Trident is the contract folder of the Trident endpoint (/mcp).
+var Trident = Open("trident")
+
+// Relay is the Relay rides endpoint's contract folder (/mcp/rides).
+var Relay = Open("relay")
+
+// Open returns the contract folder dir (a folder of [FS], e.g. "trident").
+// Reading a file of a folder that does not exist fails on first use.
+func Open(dir string) *Set {
+	sub, err := fs.Sub(FS, dir)
+	if err != nil { // only for an invalid path, never for a missing one
+		panic("contracts: " + err.Error())
+	}
+	return &Set{dir: dir, fsys: sub}
+}
+
+// Dir is the folder's path in [FS] ("trident").
+func (s *Set) Dir() string { return s.dir }
+
+// FS is the folder's files, with paths relative to it ("schemas/...").
+func (s *Set) FS() fs.FS { return s.fsys }
+
+// ReadFile returns one file of the folder by its path below it.
+func (s *Set) ReadFile(name string) ([]byte, error) { return fs.ReadFile(s.fsys, path.Clean(name)) }
+
+// Manifest is an endpoint's tools.json: its identity and the tools it
+// serves, in tools/list order.
 type Manifest struct {
 	Server ServerInfo `json:"server"`
 	Tools  []Tool     `json:"tools"`
@@ -24,8 +56,10 @@ type ServerInfo struct {
 }
 
 // Tool is one entry of tools.json. InputSchema and OutputSchema are paths
-// inside [FS]; [Tool.Input] and [Tool.Output] read them.
+// inside its folder; [Tool.Input] and [Tool.Output] read them.
 type Tool struct {
+	set *Set
+
 	Name         string          `json:"name"`
 	Title        string          `json:"title"`
 	Description  string          `json:"description"`
@@ -35,37 +69,30 @@ type Tool struct {
 }
 
 // Input returns the tool's input schema exactly as it is written in contracts/.
-func (t Tool) Input() (json.RawMessage, error) { return readRaw(t.InputSchema) }
+func (t Tool) Input() (json.RawMessage, error) { return readRaw(t.set.fsys, t.set.dir, t.InputSchema) }
 
 // Output returns the tool's output schema exactly as it is written in contracts/.
-func (t Tool) Output() (json.RawMessage, error) { return readRaw(t.OutputSchema) }
+func (t Tool) Output() (json.RawMessage, error) {
+	return readRaw(t.set.fsys, t.set.dir, t.OutputSchema)
+}
 
-// LoadManifest parses tools.json.
-func LoadManifest() (*Manifest, error) { return LoadManifestIn("") }
-
-// LoadManifestIn parses the tools.json of the endpoint whose contracts are
-// in folder dir ("" for Trident's at the root, [RelayDir] for Relay's). The
-// schema paths it returns are prefixed with dir, so [Tool.Input] and
-// [Tool.Output] find them in [FS].
-func LoadManifestIn(dir string) (*Manifest, error) {
+// Manifest parses the folder's tools.json.
+func (s *Set) Manifest() (*Manifest, error) {
 	var m Manifest
-	if err := readJSON(path.Join(dir, "tools.json"), &m); err != nil {
+	if err := readJSON(s.fsys, s.dir, "tools.json", &m); err != nil {
 		return nil, err
 	}
 	if len(m.Tools) == 0 {
-		return nil, fmt.Errorf("contracts: %s lists no tools", path.Join(dir, "tools.json"))
+		return nil, fmt.Errorf("contracts: %s/tools.json lists no tools", s.dir)
 	}
 	for i := range m.Tools {
-		m.Tools[i].InputSchema = path.Join(dir, m.Tools[i].InputSchema)
-		m.Tools[i].OutputSchema = path.Join(dir, m.Tools[i].OutputSchema)
+		m.Tools[i].set = s
 	}
 	return &m, nil
 }
 
-// RelayDir is the folder of the Relay rides endpoint's contracts (/mcp/rides).
-const RelayDir = "relay"
-
-// ErrorEntry is one row of the error catalogue (errors.json).
+// ErrorEntry is one row of the error catalogue (errors.json, or an
+// endpoint's errors.json).
 type ErrorEntry struct {
 	Name        string            `json:"name"`
 	Source      string            `json:"source"`  // seed, protocol or project
@@ -81,22 +108,59 @@ type ErrorEntry struct {
 	Messages    map[string]string `json:"messages,omitempty"` // tool errors: the text per tool
 }
 
-// LoadErrors parses errors.json.
-func LoadErrors() ([]ErrorEntry, error) { return LoadErrorsIn("") }
+// LoadErrors parses errors.json: the protocol and HTTP rows every endpoint
+// shares.
+func LoadErrors() ([]ErrorEntry, error) { return loadErrors(FS, ".", "errors.json") }
 
-// LoadErrorsIn parses the errors.json of the contract folder dir (see
-// [LoadManifestIn]).
-func LoadErrorsIn(dir string) ([]ErrorEntry, error) {
+// Errors is the endpoint's error catalogue: the shared rows of errors.json,
+// then the folder's own tool rows (its errors.json).
+func (s *Set) Errors() ([]ErrorEntry, error) {
+	shared, err := LoadErrors()
+	if err != nil {
+		return nil, err
+	}
+	own, err := loadErrors(s.fsys, s.dir, "errors.json")
+	if err != nil {
+		return nil, err
+	}
+	return append(shared, own...), nil
+}
+
+// Catalogue is the whole error catalogue of the endpoints sets: the shared
+// rows, then each folder's own, with every code named once.
+func Catalogue(sets ...*Set) ([]ErrorEntry, error) {
+	all, err := LoadErrors()
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range sets {
+		own, err := loadErrors(s.fsys, s.dir, "errors.json")
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, own...)
+	}
+	seen := map[string]bool{}
+	for _, e := range all {
+		if seen[e.Name] {
+			return nil, fmt.Errorf("contracts: error code %s is defined twice", e.Name)
+		}
+		seen[e.Name] = true
+	}
+	return all, nil
+}
+
+func loadErrors(fsys fs.FS, dir, name string) ([]ErrorEntry, error) {
 	var doc struct {
 		Errors []ErrorEntry `json:"errors"`
 	}
-	if err := readJSON(path.Join(dir, "errors.json"), &doc); err != nil {
+	if err := readJSON(fsys, dir, name, &doc); err != nil {
 		return nil, err
 	}
 	return doc.Errors, nil
 }
 
-// Sample is one request/response pair from samples/.
+// Sample is one request/response pair from an endpoint's samples/.
 type Sample struct {
 	// Name is the file's path below samples/ without ".json",
 	// e.g. "estimate_fare.success" or "errors/invalid_arguments".
@@ -116,23 +180,19 @@ type SampleHTTP struct {
 	RequestHeaders map[string]string `json:"requestHeaders,omitempty"`
 }
 
-// LoadSamples reads every sample file (index.json excluded), sorted by name.
-func LoadSamples() ([]Sample, error) { return LoadSamplesIn("") }
-
-// LoadSamplesIn reads the samples of the contract folder dir (see
-// [LoadManifestIn]); names stay relative to its samples/.
-func LoadSamplesIn(dir string) ([]Sample, error) {
+// Samples reads every sample file of the folder (index.json excluded),
+// sorted by name.
+func (set *Set) Samples() ([]Sample, error) {
 	var out []Sample
-	root := path.Join(dir, "samples")
-	err := fs.WalkDir(FS, root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".json") || p == root+"/index.json" {
+	err := fs.WalkDir(set.fsys, "samples", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".json") || p == "samples/index.json" {
 			return err
 		}
 		var s Sample
-		if err := readJSON(p, &s); err != nil {
+		if err := readJSON(set.fsys, set.dir, p, &s); err != nil {
 			return err
 		}
-		s.Name = strings.TrimSuffix(strings.TrimPrefix(p, root+"/"), ".json")
+		s.Name = strings.TrimSuffix(strings.TrimPrefix(p, "samples/"), ".json")
 		out = append(out, s)
 		return nil
 	})
@@ -143,30 +203,31 @@ func LoadSamplesIn(dir string) ([]Sample, error) {
 // ReadFile returns one contract file by its path below contracts/.
 func ReadFile(name string) ([]byte, error) { return FS.ReadFile(path.Clean(name)) }
 
-func readRaw(name string) (json.RawMessage, error) {
-	b, err := FS.ReadFile(name)
+// readRaw reads name of fsys (the folder dir of contracts/, named in errors).
+func readRaw(fsys fs.FS, dir, name string) (json.RawMessage, error) {
+	b, err := fs.ReadFile(fsys, name)
 	if err != nil {
-		return nil, fmt.Errorf("contracts: %w", err)
+		return nil, fmt.Errorf("contracts: %s: %w", dir, err)
 	}
 	if !json.Valid(b) {
-		return nil, fmt.Errorf("contracts: %s is not valid JSON", name)
+		return nil, fmt.Errorf("contracts: %s is not valid JSON", path.Join(dir, name))
 	}
 	return b, nil
 }
 
-func readJSON(name string, v any) error {
-	b, err := readRaw(name)
+func readJSON(fsys fs.FS, dir, name string, v any) error {
+	b, err := readRaw(fsys, dir, name)
 	if err != nil {
 		return err
 	}
 	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("contracts: %s: %w", name, err)
+		return fmt.Errorf("contracts: %s: %w", path.Join(dir, name), err)
 	}
 	return nil
 }
 
 // TariffFile is the path in [FS] of the fare tariff the server prices with.
-const TariffFile = "tariff/argyll-2024-04.json"
+const TariffFile = "trident/tariff/argyll-2024-04.json"
 
 // Tariff returns the default tariff file's bytes.
 func Tariff() []byte {

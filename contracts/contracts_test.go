@@ -14,10 +14,11 @@ import (
 
 	"github.com/tridenttaxis/trident-mcp/contracts"
 	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
-	"github.com/tridenttaxis/trident-mcp/gen/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
 )
 
-// compileTool compiles a tool's schema as Draft 2020-12 with format assertions on.
+// compile compiles a schema of contracts/ (a path in contracts.FS) as Draft
+// 2020-12 with format assertions on.
 func compile(t *testing.T, name string) *jsonschema.Schema {
 	t.Helper()
 	b, err := contracts.ReadFile(name)
@@ -49,11 +50,11 @@ func decode(t *testing.T, raw []byte) any {
 }
 
 func TestEverySchemaCompiles(t *testing.T) {
-	m, err := contracts.LoadManifest()
+	m, err := contracts.Trident.Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries, err := fs.ReadDir(contracts.FS, "schemas")
+	entries, err := fs.ReadDir(contracts.Trident.FS(), "schemas")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,14 +64,14 @@ func TestEverySchemaCompiles(t *testing.T) {
 	}
 	for _, e := range entries {
 		p := "schemas/" + e.Name()
-		compile(t, p)
+		compile(t, "trident/"+p)
 		if !listed[p] {
 			t.Errorf("%s is not named by tools.json", p)
 		}
 		var head struct {
 			Schema string `json:"$schema"`
 		}
-		b, _ := contracts.ReadFile(p)
+		b, _ := contracts.Trident.ReadFile(p)
 		if err := json.Unmarshal(b, &head); err != nil || head.Schema != "https://json-schema.org/draft/2020-12/schema" {
 			t.Errorf("%s: $schema must declare Draft 2020-12, got %q", p, head.Schema)
 		}
@@ -99,7 +100,7 @@ type rpcResponse struct {
 
 func samples(t *testing.T) []contracts.Sample {
 	t.Helper()
-	s, err := contracts.LoadSamples()
+	s, err := contracts.Trident.Samples()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +112,7 @@ func samples(t *testing.T) []contracts.Sample {
 
 func tools(t *testing.T) map[string]contracts.Tool {
 	t.Helper()
-	m, err := contracts.LoadManifest()
+	m, err := contracts.Trident.Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +138,7 @@ func TestSampleArgumentsAgainstInputSchemas(t *testing.T) {
 				}
 				return
 			}
-			err := compile(t, tool.InputSchema).Validate(decode(t, req.Params.Arguments))
+			err := compile(t, "trident/"+tool.InputSchema).Validate(decode(t, req.Params.Arguments))
 			if s.ErrorCode == string(errcodes.InvalidArguments) {
 				// The documented reason names the field: "Invalid params: pickup: ...".
 				var resp rpcResponse
@@ -201,7 +202,7 @@ func TestSampleResultsAgainstOutputSchemas(t *testing.T) {
 				t.Fatal("a success sample must carry structuredContent")
 			}
 			tool := byName[req.Params.Name]
-			if err := compile(t, tool.OutputSchema).Validate(decode(t, resp.Result.StructuredContent)); err != nil {
+			if err := compile(t, "trident/"+tool.OutputSchema).Validate(decode(t, resp.Result.StructuredContent)); err != nil {
 				t.Fatalf("structuredContent fails %s: %v", tool.OutputSchema, err)
 			}
 		})
@@ -249,12 +250,10 @@ func TestSampleErrorsAreCatalogued(t *testing.T) {
 				if s.HTTP.Status != e.HTTPStatus {
 					t.Errorf("HTTP status %d, catalogue says %d", s.HTTP.Status, e.HTTPStatus)
 				}
-				lookup, _ := errcodes.ByJSONRPC(resp.Error.Code)
-				if e.Surface == errcodes.SurfaceHTTP {
-					lookup, _ = errcodes.ByHTTPStatus(s.HTTP.Status)
-				}
-				if lookup.Code != e.Code {
-					t.Errorf("the catalogue lookup names %q, want %q", lookup.Code, e.Code)
+				if e.Surface == errcodes.SurfaceJSONRPC {
+					if lookup, _ := errcodes.ByJSONRPC(resp.Error.Code); lookup.Code != e.Code {
+						t.Errorf("the catalogue lookup names %q, want %q", lookup.Code, e.Code)
+					}
 				}
 			}
 		})
@@ -263,7 +262,7 @@ func TestSampleErrorsAreCatalogued(t *testing.T) {
 
 // TestCatalogueMatchesContract keeps the generated constants in step with errors.json.
 func TestCatalogueMatchesContract(t *testing.T) {
-	rows, err := contracts.LoadErrors()
+	rows, err := contracts.Catalogue(contracts.Trident, contracts.Relay)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,13 +274,17 @@ func TestCatalogueMatchesContract(t *testing.T) {
 		if string(errcodes.Catalogue[i].Code) != r.Name {
 			t.Errorf("row %d: %s vs %s", i, r.Name, errcodes.Catalogue[i].Code)
 		}
-		if r.Source == "seed" {
+		// Relay's rows come from its own specification's error table.
+		if r.Source == "seed" && !strings.HasPrefix(r.Name, "RELAY_") {
 			seed++
 		}
 		if r.Surface == "tool" && (r.Signal == "" || (len(r.Messages) == 0 && r.Message == "")) {
 			t.Errorf("%s: a tool error needs a signal and its message(s)", r.Name)
 		}
-		if r.Surface == "tool" && r.Message != "" && !strings.Contains(r.Message, r.Signal) {
+		// Relay's refusal text is the JSON of its Refusal, whose "status"
+		// is the signal; its message sits beside it.
+		relayRow := strings.HasPrefix(r.Signal, `"status":`)
+		if r.Surface == "tool" && r.Message != "" && !relayRow && !strings.Contains(r.Message, r.Signal) {
 			t.Errorf("%s: the message lacks the signal %q", r.Name, r.Signal)
 		}
 		for tool, msg := range r.Messages {
@@ -397,23 +400,29 @@ func TestREADMEListsEveryErrorCode(t *testing.T) {
 // code, an unknown surface or tool), so that it is not a schema that accepts
 // anything.
 func TestCatalogueFollowsItsSchema(t *testing.T) {
-	raw, err := contracts.ReadFile("errors.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	schema := compile(t, "errors.schema.json")
 	var doc struct {
-		Schema string           `json:"$schema"`
 		Errors []map[string]any `json:"errors"`
 	}
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		t.Fatal(err)
-	}
-	if doc.Schema != "./errors.schema.json" {
-		t.Fatalf("errors.json names $schema %q, want ./errors.schema.json", doc.Schema)
-	}
-	schema := compile(t, "errors.schema.json")
-	if err := schema.Validate(decode(t, raw)); err != nil {
-		t.Fatalf("errors.json does not follow errors.schema.json: %v", err)
+	for file, wantSchema := range map[string]string{"errors.json": "./errors.schema.json", "trident/errors.json": "../errors.schema.json"} {
+		raw, err := contracts.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d struct {
+			Schema string           `json:"$schema"`
+			Errors []map[string]any `json:"errors"`
+		}
+		if err := json.Unmarshal(raw, &d); err != nil {
+			t.Fatal(err)
+		}
+		if d.Schema != wantSchema {
+			t.Fatalf("%s names $schema %q, want %s", file, d.Schema, wantSchema)
+		}
+		if err := schema.Validate(decode(t, raw)); err != nil {
+			t.Fatalf("%s does not follow errors.schema.json: %v", file, err)
+		}
+		doc.Errors = append(doc.Errors, d.Errors...)
 	}
 
 	row := func(name string) map[string]any {
@@ -434,7 +443,7 @@ func TestCatalogueFollowsItsSchema(t *testing.T) {
 		"jsonrpc row without code":      func() map[string]any { r := row("INVALID_ARGUMENTS"); delete(r, "jsonrpcCode"); return r },
 		"http row with a 2xx status":    func() map[string]any { r := row("UNAUTHORIZED"); r["httpStatus"] = 200; return r },
 		"unknown surface":               func() map[string]any { r := row("UNAUTHORIZED"); r["surface"] = "email"; return r },
-		"unknown tool":                  func() map[string]any { r := row("CAPACITY_EXCEEDED"); r["tools"] = []any{"book_now"}; return r },
+		"tool not snake_case":           func() map[string]any { r := row("CAPACITY_EXCEEDED"); r["tools"] = []any{"Book Now"}; return r },
 		"lower-case name":               func() map[string]any { r := row("CAPACITY_EXCEEDED"); r["name"] = "capacity"; return r },
 		"no retryability":               func() map[string]any { r := row("ROUTING_UNAVAILABLE"); delete(r, "retryable"); return r },
 		"unknown field":                 func() map[string]any { r := row("ROUTING_UNAVAILABLE"); r["retry"] = true; return r },

@@ -28,7 +28,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tridenttaxis/trident-mcp/contracts"
-	"github.com/tridenttaxis/trident-mcp/gen/api"
+	"github.com/tridenttaxis/trident-mcp/gen/trident/api"
 )
 
 // oaURL is the base URL the OpenAPI document is compiled under, so that its
@@ -59,10 +59,10 @@ func oaLoad(t *testing.T) map[string]any {
 	return doc
 }
 
-// oaJSON reads a JSON contract file into plain values.
+// oaJSON reads a JSON file of the Trident contracts into plain values.
 func oaJSON(t *testing.T, name string) any {
 	t.Helper()
-	b, err := contracts.ReadFile(name)
+	b, err := contracts.Trident.ReadFile(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +320,7 @@ type toolSchema struct {
 // (EstimateFareInput), and a file's $defs/X is the component X.
 func toolSchemas(t *testing.T) []toolSchema {
 	t.Helper()
-	m, err := contracts.LoadManifest()
+	m, err := contracts.Trident.Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -540,7 +540,7 @@ func TestOpenAPISamplesValidate(t *testing.T) {
 	body := o.schema("/paths/~1mcp/post/requestBody/content/application~1json/schema")
 	sampleFile := o.schema("/components/schemas/SampleFile")
 	prefix := componentPrefix(t)
-	list, err := contracts.LoadSamples()
+	list, err := contracts.Trident.Samples()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -550,7 +550,7 @@ func TestOpenAPISamplesValidate(t *testing.T) {
 	typedResponses := 0
 	for _, s := range list {
 		t.Run(s.Name, func(t *testing.T) {
-			raw, err := contracts.ReadFile("samples/" + s.Name + ".json")
+			raw, err := contracts.Trident.ReadFile("samples/" + s.Name + ".json")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -663,7 +663,7 @@ func TestOpenAPIExamplesAreTheSamples(t *testing.T) {
 		return ex["value"], true
 	}
 	reqExamples := oaAt(t, doc, "paths", "/mcp", "post", "requestBody", "content", "application/json", "examples").(map[string]any)
-	list, err := contracts.LoadSamples()
+	list, err := contracts.Trident.Samples()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -703,7 +703,7 @@ func TestOpenAPIExamplesAreTheSamples(t *testing.T) {
 // JSON-RPC code with a null id.
 func TestOpenAPIErrorCatalogue(t *testing.T) {
 	o := newOACompiler(t)
-	entries, err := contracts.LoadErrors()
+	entries, err := contracts.Trident.Errors()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -752,7 +752,7 @@ func TestOpenAPICatalogueDocuments(t *testing.T) {
 	}
 	t.Run("samples/index.json", func(t *testing.T) { check(t, "SampleIndex", oaJSON(t, "samples/index.json")) })
 	t.Run("schema files", func(t *testing.T) {
-		entries, err := fs.ReadDir(contracts.FS, "schemas")
+		entries, err := fs.ReadDir(contracts.Trident.FS(), "schemas")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -761,7 +761,7 @@ func TestOpenAPICatalogueDocuments(t *testing.T) {
 		}
 	})
 	t.Run("list-tools", func(t *testing.T) {
-		m, err := contracts.LoadManifest()
+		m, err := contracts.Trident.Manifest()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -773,7 +773,7 @@ func TestOpenAPICatalogueDocuments(t *testing.T) {
 		}
 		check(t, "ListToolsResult", map[string]any{"tools": tools})
 	})
-	t.Run("gen/schemabundle/index.json", func(t *testing.T) {
+	t.Run("gen/trident/schemabundle/index.json", func(t *testing.T) {
 		b, err := os.ReadFile(filepath.Join("..", "gen", "schemabundle", "index.json"))
 		if err != nil {
 			t.Skipf("the schema bundle is not generated yet: %v", err)
@@ -823,13 +823,6 @@ func (r *routeRecorder) hit(w http.ResponseWriter, op string) {
 	w.WriteHeader(http.StatusNoContent)
 }
 func (r *routeRecorder) ListTools(w http.ResponseWriter, _ *http.Request) { r.hit(w, "ListTools") }
-func (r *routeRecorder) GetProtectedResourceMetadata(w http.ResponseWriter, _ *http.Request) {
-	r.hit(w, "GetProtectedResourceMetadata")
-}
-func (r *routeRecorder) GetHealth(w http.ResponseWriter, _ *http.Request) { r.hit(w, "GetHealth") }
-func (r *routeRecorder) PostMcp(w http.ResponseWriter, _ *http.Request, _ api.PostMcpParams) {
-	r.hit(w, "PostMcp")
-}
 func (r *routeRecorder) GetDocs(w http.ResponseWriter, _ *http.Request) { r.hit(w, "GetDocs") }
 func (r *routeRecorder) GetCollectionIndex(w http.ResponseWriter, _ *http.Request) {
 	r.hit(w, "GetCollectionIndex")
@@ -846,10 +839,6 @@ func (r *routeRecorder) GetToolTypes(w http.ResponseWriter, _ *http.Request) {
 func (r *routeRecorder) GetToolSchema(w http.ResponseWriter, _ *http.Request, f string) {
 	r.hit(w, "GetToolSchema "+f)
 }
-func (r *routeRecorder) GetMetrics(w http.ResponseWriter, _ *http.Request) { r.hit(w, "GetMetrics") }
-func (r *routeRecorder) GetReadiness(w http.ResponseWriter, _ *http.Request) {
-	r.hit(w, "GetReadiness")
-}
 func (r *routeRecorder) GetErrorSample(w http.ResponseWriter, _ *http.Request, f string) {
 	r.hit(w, "GetErrorSample "+f)
 }
@@ -860,15 +849,13 @@ func (r *routeRecorder) GetSample(w http.ResponseWriter, _ *http.Request, f stri
 	r.hit(w, "GetSample "+f)
 }
 
-// TestGeneratedRoutes checks that the generated net/http routes register
-// without conflict and that fixed files win over the {file} patterns beside
-// them.
+// TestGeneratedRoutes checks that the generated net/http routes of the
+// Trident endpoint's plain surface (gen/trident/api) register without
+// conflict and that fixed files win over the {file} patterns beside them.
 func TestGeneratedRoutes(t *testing.T) {
 	rec := &routeRecorder{}
 	h := api.Handler(rec)
 	tests := []struct{ method, path, want string }{
-		{"POST", "/mcp", "PostMcp"},
-		{"GET", "/.well-known/oauth-protected-resource", "GetProtectedResourceMetadata"},
 		{"GET", "/.mcp/list-tools", "ListTools"},
 		{"GET", "/mcp-schemas/index.json", "GetSchemaIndex"},
 		{"GET", "/mcp-schemas/mcp-tools.d.ts", "GetToolTypes"},
@@ -879,9 +866,6 @@ func TestGeneratedRoutes(t *testing.T) {
 		{"GET", "/samples/start_booking.error.json", "GetSample start_booking.error.json"},
 		{"GET", "/samples/errors/unauthorized.json", "GetErrorSample unauthorized.json"},
 		{"GET", "/mcp-docs", "GetDocs"},
-		{"GET", "/healthz", "GetHealth"},
-		{"GET", "/readyz", "GetReadiness"},
-		{"GET", "/metrics", "GetMetrics"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {

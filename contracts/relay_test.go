@@ -10,13 +10,13 @@ import (
 	"testing"
 
 	"github.com/tridenttaxis/trident-mcp/contracts"
-	"github.com/tridenttaxis/trident-mcp/gen/relay/errcodes"
+	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
 )
 
 func relayTools(t *testing.T) map[string]contracts.Tool {
 	t.Helper()
-	m, err := contracts.LoadManifestIn(contracts.RelayDir)
+	m, err := contracts.Relay.Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func relayTools(t *testing.T) map[string]contracts.Tool {
 // or refusal, to the output schema, and a refusal's status to its errorCode.
 func TestRelaySamplesValidate(t *testing.T) {
 	byName := relayTools(t)
-	all, err := contracts.LoadSamplesIn(contracts.RelayDir)
+	all, err := contracts.Relay.Samples()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,9 +56,9 @@ func TestRelaySamplesValidate(t *testing.T) {
 				t.Fatalf("unknown tool %q", req.Params.Name)
 			}
 			seen[tool.Name] = true
-			inErr := compile(t, tool.InputSchema).Validate(decode(t, req.Params.Arguments))
+			inErr := compile(t, "relay/"+tool.InputSchema).Validate(decode(t, req.Params.Arguments))
 			out := resp.Result.StructuredContent
-			if err := compile(t, tool.OutputSchema).Validate(decode(t, out)); err != nil {
+			if err := compile(t, "relay/"+tool.OutputSchema).Validate(decode(t, out)); err != nil {
 				t.Errorf("structuredContent fails %s: %v", tool.OutputSchema, err)
 			}
 			if len(resp.Result.Content) != 1 || !jsonSame(t, []byte(resp.Result.Content[0].Text), out) {
@@ -93,6 +93,9 @@ func TestRelaySamplesValidate(t *testing.T) {
 		}
 	}
 	for _, e := range errcodes.Catalogue {
+		if !strings.HasPrefix(string(e.Code), "RELAY_") {
+			continue
+		}
 		found := false
 		for _, s := range all {
 			found = found || s.ErrorCode == string(e.Code)
@@ -113,12 +116,12 @@ func jsonSame(t *testing.T, a, b []byte) bool {
 func TestRelaySharedDefsAgree(t *testing.T) {
 	first := map[string]json.RawMessage{}
 	where := map[string]string{}
-	entries, err := fs.ReadDir(contracts.FS, contracts.RelayDir+"/schemas")
+	entries, err := fs.ReadDir(contracts.FS, "relay/schemas")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
-		p := path.Join(contracts.RelayDir, "schemas", e.Name())
+		p := path.Join("relay", "schemas", e.Name())
 		compile(t, p)
 		b, _ := contracts.ReadFile(p)
 		var doc struct {
@@ -140,22 +143,26 @@ func TestRelaySharedDefsAgree(t *testing.T) {
 }
 
 func TestRelayProvidersAgainstSchema(t *testing.T) {
-	b, err := contracts.ReadFile(contracts.RelayDir + "/providers.json")
+	b, err := contracts.ReadFile("relay/providers.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := compile(t, contracts.RelayDir+"/providers.schema.json").Validate(decode(t, b)); err != nil {
+	if err := compile(t, "relay/providers.schema.json").Validate(decode(t, b)); err != nil {
 		t.Fatalf("providers.json fails providers.schema.json: %v", err)
 	}
 }
 
 func TestRelayErrorRows(t *testing.T) {
 	byName := relayTools(t)
-	rows, err := contracts.LoadErrorsIn(contracts.RelayDir)
+	rows, err := contracts.Relay.Errors()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range rows {
+	shared, err := contracts.LoadErrors()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows[len(shared):] {
 		status := strings.ToLower(strings.TrimPrefix(r.Name, "RELAY_"))
 		if r.Surface != "tool" || !strings.HasPrefix(r.Name, "RELAY_") || r.Signal != `"status":"`+status+`"` || r.Message == "" || len(r.Tools) == 0 {
 			t.Errorf("%s: a Relay row is a tool refusal whose signal is its status: %+v", r.Name, r)

@@ -15,7 +15,8 @@ import (
 
 	"github.com/tridenttaxis/trident-mcp/client"
 	"github.com/tridenttaxis/trident-mcp/client/oauth"
-	"github.com/tridenttaxis/trident-mcp/gen/mcptypes"
+	tridentclient "github.com/tridenttaxis/trident-mcp/client/trident"
+	"github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/internal/devissuer"
 	"github.com/tridenttaxis/trident-mcp/server/auth"
 )
@@ -48,7 +49,7 @@ func TestGoClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := client.New(srv.Endpoint, client.WithTokenSource(az))
+	c, err := tridentclient.New(srv.Endpoint, client.WithTokenSource(az))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/tridenttaxis/trident-mcp/internal/devissuer/devissuertest"
 	"github.com/tridenttaxis/trident-mcp/server"
 	"github.com/tridenttaxis/trident-mcp/server/auth"
+	"github.com/tridenttaxis/trident-mcp/server/trident"
 )
 
 // fareTime pins the server's fare clock: the seed's samples are priced on
@@ -129,20 +130,27 @@ type mcpServer struct {
 	Logs        *logBuffer
 }
 
-// startServer serves server.New(&opts) on ln until the test ends, with
-// PublicBaseURL set to ln's address, the fare clock pinned to fareTime
-// unless opts.Now is set, and logs captured.
-func startServer(t testing.TB, ln net.Listener, opts server.Options) *mcpServer {
+// startServer serves the host built from opts with the Trident endpoint
+// built from ep on ln until the test ends, with PublicBaseURL set to ln's
+// address, the fare clock pinned to fareTime unless ep.Now is set, and logs
+// captured.
+func startServer(t testing.TB, ln net.Listener, opts server.Options, ep trident.Options) *mcpServer {
 	t.Helper()
 	s := &mcpServer{Base: "http://" + ln.Addr().String(), Logs: &logBuffer{}}
 	s.Endpoint = s.Base + "/mcp"
 	s.MetadataURL = s.Base + "/.well-known/oauth-protected-resource"
 	opts.PublicBaseURL = s.Base
-	if opts.Now == nil {
-		opts.Now = func() time.Time { return fareTime }
+	if ep.Now == nil {
+		ep.Now = func() time.Time { return fareTime }
 	}
 	opts.Logger = slog.New(slog.NewJSONHandler(s.Logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	srv, err := server.New(&opts)
+	ep.Logger = opts.Logger
+	tridentEP, err := trident.New(&ep)
+	if err != nil {
+		ln.Close()
+		t.Fatalf("trident.New: %v", err)
+	}
+	srv, err := server.New(&opts, tridentEP)
 	if err != nil {
 		ln.Close()
 		t.Fatalf("server.New: %v", err)
@@ -170,8 +178,9 @@ type pair struct {
 
 // pairConfig adjusts a pair; the zero value is the documented setup.
 type pairConfig struct {
-	Issuer devissuer.Options // BaseURL, Resources and Now are filled in
-	Server server.Options    // PublicBaseURL, Auth.Issuer and Auth.Now are filled in
+	Issuer  devissuer.Options // BaseURL, Resources and Now are filled in
+	Server  server.Options    // PublicBaseURL, Auth.Issuer and Auth.Now are filled in
+	Trident trident.Options   // the endpoint at /mcp
 }
 
 // newPair starts an issuer that serves the server's resource, then the
@@ -197,7 +206,7 @@ func newPair(t testing.TB, cfg pairConfig) *pair {
 		a.Now = p.Clock.Now
 	}
 	cfg.Server.Auth = &a
-	p.Server = startServer(t, srvLn, cfg.Server)
+	p.Server = startServer(t, srvLn, cfg.Server, cfg.Trident)
 	waitReady(t, p.Server.Base)
 	return p
 }
@@ -231,8 +240,8 @@ func readyz(t testing.TB, base string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
-// loadSamples reads contracts/samples once for the whole package.
-var loadSamples = sync.OnceValues(contracts.LoadSamples)
+// loadSamples reads contracts/trident/samples once for the whole package.
+var loadSamples = sync.OnceValues(contracts.Trident.Samples)
 
 // sample returns the seed's sample pair name (e.g. "estimate_fare.success").
 func sample(t testing.TB, name string) contracts.Sample {
@@ -315,7 +324,7 @@ func wantSampleResult(t testing.TB, c rpcCall) {
 }
 
 // wantUnauthorized fails unless c is exactly the contract's 401
-// (contracts/samples/errors/unauthorized.json): status, WWW-Authenticate,
+// (contracts/trident/samples/errors/unauthorized.json): status, WWW-Authenticate,
 // Content-Type and body.
 func wantUnauthorized(t testing.TB, c rpcCall, base string) {
 	t.Helper()

@@ -13,6 +13,7 @@ import (
 	"github.com/tridenttaxis/trident-mcp/internal/devissuer"
 	"github.com/tridenttaxis/trident-mcp/server"
 	"github.com/tridenttaxis/trident-mcp/server/auth"
+	"github.com/tridenttaxis/trident-mcp/server/trident"
 )
 
 // TestKeyRotation rotates the issuer's signing key twice while the server
@@ -88,7 +89,7 @@ func TestIssuerUnreachableAtStart(t *testing.T) {
 	reserved.Close() // nothing listens there now
 
 	srvLn := listen(t)
-	srv := startServer(t, srvLn, server.Options{Auth: &auth.Config{Issuer: "http://" + issuerAddr + devissuer.IssuerPath}})
+	srv := startServer(t, srvLn, server.Options{Auth: &auth.Config{Issuer: "http://" + issuerAddr + devissuer.IssuerPath}}, trident.Options{})
 
 	status, body := readyz(t, srv.Base)
 	if status != http.StatusServiceUnavailable || !strings.Contains(body, "not ready") {

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tridenttaxis/trident-mcp/server"
+	"github.com/tridenttaxis/trident-mcp/server/trident"
 )
 
 // TestModeProbe checks the one-request mode detection docs/oauth.md
@@ -16,7 +17,7 @@ import (
 // answer agrees with what an anonymous tool call then gets.
 func TestModeProbe(t *testing.T) {
 	oauthPair := newPair(t, pairConfig{})
-	public := startServer(t, listen(t), server.Options{})
+	public := startServer(t, listen(t), server.Options{}, trident.Options{})
 	waitReady(t, public.Base)
 
 	cases := []struct {

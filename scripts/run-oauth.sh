@@ -20,9 +20,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Every curl here talks to a process this script started; a bound on each
-# keeps a wedged server from hanging the run instead of failing it.
-curl() { command curl --max-time 15 "$@"; }
+source scripts/lib/launch.sh
 
 usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; }
 
@@ -41,18 +39,6 @@ need go
 need curl
 if [ "$mode" = check ]; then need jq; need openssl; fi
 
-# A port is free when nothing answers a connect on it.
-port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-free_port() {
-  local p
-  for _ in $(seq 1 100); do
-    p=$((20000 + RANDOM % 30000))
-    if port_free "$p"; then echo "$p"; return; fi
-  done
-  echo "run-oauth: no free loopback port found" >&2
-  exit 1
-}
-
 if [ "$mode" = check ]; then
   ADDR=${ADDR:-127.0.0.1:$(free_port)}
   ISSUER_ADDR=${ISSUER_ADDR:-127.0.0.1:$(free_port)}
@@ -67,43 +53,32 @@ DEV_ISSUER_FLAGS=${DEV_ISSUER_FLAGS---dev-auto-approve}
 # --check needs the header shortcut whatever the flags say.
 if [ "$mode" = check ]; then DEV_ISSUER_FLAGS="$DEV_ISSUER_FLAGS --dev-auto-approve"; fi
 
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  trap - EXIT INT TERM
-  for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-go build -o "$work/dev-issuer" ./tools/dev-issuer
-go build -o "$work/trident-mcp" ./server/cmd/trident-mcp
+launch_build dev-issuer ./tools/dev-issuer
+launch_build trident-mcp ./server/cmd/trident-mcp
 
 # In --check mode the logs go to files, shown only when something fails.
 issuer_log=/dev/stderr server_log=/dev/stderr
-if [ "$mode" = check ]; then issuer_log=$work/issuer.log server_log=$work/server.log; fi
+if [ "$mode" = check ]; then issuer_log=$launch_dir/issuer.log server_log=$launch_dir/server.log; fi
 
 # shellcheck disable=SC2086 # DEV_ISSUER_FLAGS is a list of flags
-"$work/dev-issuer" --addr "$ISSUER_ADDR" --resource "$MCP" $DEV_ISSUER_FLAGS 2>"$issuer_log" &
-pids+=($!)
-ADDR="$ADDR" PUBLIC_BASE_URL="$PUBLIC_BASE_URL" MCP_REQUIRE_OAUTH=true OAUTH_ISSUER="$ISSUER" \
-  "$work/trident-mcp" 2>"$server_log" &
-pids+=($!)
+launch_bg "$issuer_log" "$launch_dir/dev-issuer" --addr "$ISSUER_ADDR" --resource "$MCP" $DEV_ISSUER_FLAGS
+launch_bg "$server_log" env ADDR="$ADDR" PUBLIC_BASE_URL="$PUBLIC_BASE_URL" MCP_REQUIRE_OAUTH=true OAUTH_ISSUER="$ISSUER" \
+  "$launch_dir/trident-mcp"
 
 show_logs() {
   if [ "$mode" = check ]; then
-    echo "--- dev-issuer log" >&2; cat "$work/issuer.log" >&2 || true
-    echo "--- trident-mcp log" >&2; cat "$work/server.log" >&2 || true
+    echo "--- dev-issuer log" >&2; cat "$launch_dir/issuer.log" >&2 || true
+    echo "--- trident-mcp log" >&2; cat "$launch_dir/server.log" >&2 || true
   fi
 }
 
 # Ready means the server holds the issuer's signing keys (/readyz 200).
 deadline=$((SECONDS + 30))
 until curl -fsS -o /dev/null "$PUBLIC_BASE_URL/readyz" 2>/dev/null; do
-  for p in "${pids[@]}"; do
+  for p in "${launch_pids[@]}"; do
     if ! kill -0 "$p" 2>/dev/null; then
       echo "run-oauth: a process exited during start-up (port taken?)" >&2
       show_logs
@@ -127,7 +102,7 @@ run-oauth: ready
   probe                      curl -sS $PUBLIC_BASE_URL/.well-known/oauth-protected-resource
   walkthrough                docs/oauth.md ("The flow with curl")
 EOF
-  wait -n "${pids[@]}"
+  wait -n "${launch_pids[@]}"
   exit $?
 fi
 
@@ -144,9 +119,9 @@ mcp_call() { # mcp_call <headers-file> [curl args...]: POST $CALL to /mcp, body 
 }
 
 # 0. An anonymous call gets the seed's 401.
-body=$(mcp_call "$work/h0")
-status=$(awk 'NR==1{print $2}' "$work/h0")
-challenge=$(tr -d '\r' <"$work/h0" | sed -n 's/^[Ww][Ww][Ww]-[Aa]uthenticate: //p')
+body=$(mcp_call "$launch_dir/h0")
+status=$(awk 'NR==1{print $2}' "$launch_dir/h0")
+challenge=$(tr -d '\r' <"$launch_dir/h0" | sed -n 's/^[Ww][Ww][Ww]-[Aa]uthenticate: //p')
 want_challenge="Bearer realm=\"mcp\", error=\"invalid_token\", error_description=\"Missing or invalid access token\", resource_metadata=\"$PUBLIC_BASE_URL/.well-known/oauth-protected-resource\""
 [ "$status" = 401 ] || fail "anonymous call: HTTP $status, want 401"
 [ "$challenge" = "$want_challenge" ] || fail "WWW-Authenticate: $challenge"
@@ -202,16 +177,16 @@ refresh=$(jq -r .refresh_token <<<"$tokens")
 ok "exchanged the code for tokens"
 
 # 6. Call the tool with the token.
-body=$(mcp_call "$work/h6" -H "Authorization: Bearer $access")
+body=$(mcp_call "$launch_dir/h6" -H "Authorization: Bearer $access")
 jq -e '(.result.isError | not) and .result.structuredContent.tariffVersion == "argyll-2024-04" and (.result.structuredContent.fareGBP | type) == "number"' <<<"$body" >/dev/null ||
-  fail "estimate_fare with the token: $(head -1 "$work/h6") $body"
+  fail "estimate_fare with the token: $(head -1 "$launch_dir/h6") $body"
 ok "estimate_fare with the token: $(jq -r '.result.content[0].text' <<<"$body")"
 
 # 7. Refresh: the refresh token rotates and the new access token works.
 next=$(curl -fsS -X POST "$token" --data-urlencode grant_type=refresh_token \
   --data-urlencode "refresh_token=$refresh" --data-urlencode "client_id=$client_id")
 [ "$(jq -r .refresh_token <<<"$next")" != "$refresh" ] || fail "refresh token did not rotate: $next"
-body=$(mcp_call "$work/h7" -H "Authorization: Bearer $(jq -r .access_token <<<"$next")")
+body=$(mcp_call "$launch_dir/h7" -H "Authorization: Bearer $(jq -r .access_token <<<"$next")")
 jq -e '(.result.structuredContent.fareGBP | type) == "number"' <<<"$body" >/dev/null || fail "call after refresh: $body"
 ok "refreshed; the rotated pair works"
 echo "run-oauth --check: PASS"

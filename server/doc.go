@@ -1,32 +1,28 @@
-// Package server is the Trident Taxis MCP server: MCP Streamable HTTP at
-// POST /mcp (protocol 2025-06-18) serving estimate_fare, get_service_info
-// and start_booking, and the HTTP surface around it (/.mcp/list-tools,
-// /mcp-schemas/..., /samples/..., /mcp-docs, /healthz, /readyz, /metrics,
-// /.well-known/oauth-protected-resource).
+// Package server is the host of the MCP endpoints: it mounts each endpoint
+// behind the one front door ([mcphttp]) and owns what is server-wide —
+// /healthz, /readyz (ready when every endpoint and every verifier is),
+// /metrics (one registry; each per-call series has an endpoint label), the
+// access log (one line per request, never a header or a body), and the
+// graceful shutdown of [Server.Serve].
 //
-// It is built on the go-sdk's mcp.Server and its stateless streamable
-// handler, behind a front door that answers every failure the published
-// docs list in their exact shape (406 for a bad Accept, -32700, -32600,
-// -32601 "Method not found: no tool named '<name>'", -32602 "Invalid params:
-// <field>: <reason>" in Zod's words, 403 for a foreign Origin, 413, 429)
-// before the SDK sees the request. Tool schemas, the error catalogue and
-// the tariff all come from contracts/, so tools/list serves the contract's
-// schemas unchanged and a contract change changes validation.
+// In OAuth mode (Options.Auth) every endpoint gets a verifier of its own,
+// bound to its own resource URL (RFC 8707), and its own protected-resource
+// metadata document at /.well-known/oauth-protected-resource<path>
+// (RFC 9728 section 3.1), which its 401 challenge names. The one endpoint
+// with RootMetadata (Trident's /mcp, as its specification shows) is also
+// described at the root, /.well-known/oauth-protected-resource, and its
+// challenge names that.
 //
-// Stateless by design: the seed's curl examples call tools/call with no
-// initialize and no session, and clients that initialize first (the
-// TypeScript SDK, the MCP Inspector) get the same answers without a session
-// id. A call that carries params._meta.progressToken is answered as
-// text/event-stream with notifications/progress frames before the result;
-// every other reply is application/json.
+// An endpoint is a package that returns a [mcphttp.Endpoint]: its path,
+// its tools, its rate-limit policy and its plain HTTP routes. The binary
+// (server/cmd/trident-mcp) mounts them:
 //
-// Use:
-//
-//	srv, err := server.New(nil) // public mode, embedded geocoder and router
+//	tri, err := trident.New(&trident.Options{BookingBaseURL: "https://tridenttaxis.online"})
+//	if err != nil { ... }
+//	rides, err := relay.New(&relay.Options{...}) // a second endpoint: one more line
+//	if err != nil { ... }
+//	srv, err := server.New(&server.Options{PublicBaseURL: "https://tridenttaxis.online"}, tri, rides)
 //	if err != nil { ... }
 //	defer srv.Close()
-//	http.ListenAndServe(":8080", srv.Handler())
-//
-// or srv.Serve(ctx, listener) for the timeouts and the graceful shutdown of
-// the binary (server/cmd/trident-mcp).
+//	err = srv.Serve(ctx, listener) // or http.ListenAndServe(addr, srv.Handler())
 package server

@@ -10,16 +10,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/tridenttaxis/trident-mcp/server/auth"
-	"github.com/tridenttaxis/trident-mcp/server/fare"
-	"github.com/tridenttaxis/trident-mcp/server/geo"
-	"github.com/tridenttaxis/trident-mcp/server/ratelimit"
 )
 
 // Defaults for the zero values of [Options]; the configuration table of
-// DESIGN.md lists the same values for the environment variables.
+// the README lists the same values for the environment variables.
 const (
 	DefaultPublicBaseURL     = "http://localhost:8080"
-	DefaultBookingBaseURL    = "https://tridenttaxis.online"
 	DefaultMaxBodyBytes      = 1 << 20 // tool arguments are a few hundred bytes
 	DefaultReadHeaderTimeout = 10 * time.Second
 	DefaultBodyReadTimeout   = 30 * time.Second
@@ -27,65 +23,37 @@ const (
 	DefaultShutdownTimeout   = 30 * time.Second
 )
 
-// Options configures a [Server]. A nil *Options, and every zero field, means
-// the documented default, so that New(nil) is the public server of the seed.
+// Options configures a [Server]: what is shared by every endpoint it mounts.
+// A nil *Options, and every zero field, means the documented default, so
+// that New(nil, endpoints...) is a public server on localhost:8080.
 type Options struct {
 	// PublicBaseURL is where this server is reached (PUBLIC_BASE_URL): the
-	// base of documentation links and of the default ResourceURL, and an
-	// allowed Origin. Zero: [DefaultPublicBaseURL].
+	// base of documentation links and of each endpoint's default resource
+	// URL, and an allowed Origin. Zero: [DefaultPublicBaseURL].
 	PublicBaseURL string
 
-	// ResourceURL is the canonical MCP resource URI (MCP_RESOURCE_URL), the
-	// RFC 9728 "resource" and the RFC 8707 audience in OAuth mode.
-	// Zero: PublicBaseURL + "/mcp".
-	ResourceURL string
-
-	// BookingBaseURL is the operator's site (BOOKING_BASE_URL): the
-	// get_service_info bookingUrl, and the base of start_booking links
-	// (<BookingBaseURL>/book?...). Zero: [DefaultBookingBaseURL].
-	BookingBaseURL string
-
 	// AllowedOrigins lists the browser origins ("https://app.example",
-	// scheme://host[:port], no path) allowed to call /mcp (ALLOWED_ORIGINS);
-	// "*" allows any. Requests without an Origin header (curl, SDK clients)
-	// are always allowed. Zero: the origin of PublicBaseURL and loopback
+	// scheme://host[:port], no path) allowed to call the endpoints
+	// (ALLOWED_ORIGINS); "*" allows any. Requests without an Origin header
+	// (curl, SDK clients) are always allowed. Zero: the origin of PublicBaseURL and loopback
 	// origins (localhost, 127.0.0.1, [::1] on any port). Any other Origin is
 	// refused with 403 (DNS-rebinding protection).
 	AllowedOrigins []string
-
-	// Tariff prices trips and says which vehicles seat how many.
-	// Zero: fare.Default(), the tariff in contracts/.
-	Tariff *fare.Tariff
-
-	// Geocoder and Router resolve addresses and driving routes.
-	// Zero: the embedded geocoder and router ([geo.NewEmbeddedGeocoder],
-	// [geo.NewEmbeddedRouter]).
-	Geocoder geo.Geocoder
-	Router   geo.Router
-
-	// Now is the clock that picks the tariff band when a call gives no
-	// departAt. Zero: time.Now.
-	Now func() time.Time
 
 	// MaxBodyBytes bounds a request body (MAX_BODY_BYTES); a larger one gets
 	// 413. Zero: [DefaultMaxBodyBytes]. Negative is an error.
 	MaxBodyBytes int64
 
-	// RateLimit selects the per-client limiter (RATE_LIMIT): "" or "off"
-	// for none (the seed enforces none), "seed" for the seed's suggested
-	// caps ([ratelimit.SeedPolicy]). Zero: off.
-	RateLimit string
-
-	// RateLimitPolicy overrides the preset that RateLimit names, for tests
-	// and operators with other numbers. Zero: the preset.
-	RateLimitPolicy *ratelimit.Policy
-
-	// Auth turns on OAuth mode (MCP_REQUIRE_OAUTH=true): every /mcp request
-	// must carry a bearer token that [auth.Verifier] accepts. Issuer must be
-	// set (OAUTH_ISSUER); a zero ResourceURL takes the server's ResourceURL
-	// and a zero ResourceDocumentation takes PublicBaseURL + "/mcp-docs".
+	// Auth turns on OAuth mode (MCP_REQUIRE_OAUTH=true) for every endpoint:
+	// each request must carry a bearer token that the endpoint's own
+	// [auth.Verifier] accepts. Issuer must be set (OAUTH_ISSUER); the host
+	// sets ResourceURL, ResourceMetadataURL and ResourceDocumentation per
+	// endpoint, so each verifier is bound to its endpoint's resource.
 	// Zero (nil): public mode, no token checked.
 	Auth *auth.Config
+
+	// Now is the clock of the endpoints' rate limiters. Zero: time.Now.
+	Now func() time.Time
 
 	// Logger receives structured logs: one record per HTTP request, tool
 	// failures, panics. Secrets (Authorization headers, tokens) and tool
@@ -97,9 +65,9 @@ type Options struct {
 	// the Go and process collectors.
 	Registry *prometheus.Registry
 
-	// BodyReadTimeout bounds how long a client may take to send a /mcp
-	// request body once its headers are in; a slower one gets 408 and the
-	// connection is closed. It applies on any http.Server, not only
+	// BodyReadTimeout bounds how long a client may take to send an
+	// endpoint's request body once its headers are in; a slower one gets 408
+	// and the connection is closed. It applies on any http.Server, not only
 	// [Server.Serve]. Zero: [DefaultBodyReadTimeout].
 	BodyReadTimeout time.Duration
 
@@ -128,18 +96,6 @@ func (o *Options) resolve() (Options, error) {
 	if err := checkURL("PUBLIC_BASE_URL", r.PublicBaseURL); err != nil {
 		return r, err
 	}
-	if r.ResourceURL == "" {
-		r.ResourceURL = r.PublicBaseURL + "/mcp"
-	}
-	if err := checkURL("MCP_RESOURCE_URL", r.ResourceURL); err != nil {
-		return r, err
-	}
-	if r.BookingBaseURL == "" {
-		r.BookingBaseURL = DefaultBookingBaseURL
-	}
-	if err := checkURL("BOOKING_BASE_URL", r.BookingBaseURL); err != nil {
-		return r, err
-	}
 	for _, o := range r.AllowedOrigins {
 		if o == "*" {
 			continue
@@ -155,26 +111,8 @@ func (o *Options) resolve() (Options, error) {
 	if r.MaxBodyBytes < 0 {
 		return r, fmt.Errorf("server: MAX_BODY_BYTES=%d: want a positive number of bytes", r.MaxBodyBytes)
 	}
-	switch r.RateLimit {
-	case "", "off", "seed":
-	default:
-		return r, fmt.Errorf("server: RATE_LIMIT=%q: want off or seed", r.RateLimit)
-	}
-	if r.Tariff == nil {
-		r.Tariff = fare.Default()
-	}
 	if r.Now == nil {
 		r.Now = time.Now
-	}
-	if r.Geocoder == nil {
-		g, err := geo.NewEmbeddedGeocoder()
-		if err != nil {
-			return r, fmt.Errorf("server: embedded geocoder: %w", err)
-		}
-		r.Geocoder = g
-	}
-	if r.Router == nil {
-		r.Router = geo.NewEmbeddedRouter()
 	}
 	if r.Logger == nil {
 		r.Logger = slog.Default()

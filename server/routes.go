@@ -1,7 +1,7 @@
 package server
 
 import (
-	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -9,55 +9,32 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/tridenttaxis/trident-mcp/server/auth"
+	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
 )
 
-// routes wires the HTTP surface. /mcp/rides (the Relay connector) belongs to
-// another package and is mounted by the binary beside this handler.
-func (s *Server) routes() http.Handler {
+// routes mounts every endpoint and the host's own routes.
+func (s *Server) routes() (http.Handler, error) {
 	mux := http.NewServeMux()
-
-	var mcpHandler http.Handler = http.HandlerFunc(s.serveMCP)
-	if s.verifier != nil {
-		mcpHandler = s.verifier.Middleware(mcpHandler)
+	root := 0
+	seen := map[string]bool{}
+	for _, ep := range s.endpoints {
+		if seen[ep.Path] {
+			return nil, fmt.Errorf("server: two endpoints at %s", ep.Path)
+		}
+		seen[ep.Path] = true
+		if ep.RootMetadata {
+			if root++; root > 1 {
+				return nil, fmt.Errorf("server: endpoint %s sets RootMetadata, but another endpoint already has the root metadata document", ep.Path)
+			}
+		}
+		if err := s.mount(mux, ep); err != nil {
+			return nil, err
+		}
 	}
-	mux.Handle("/mcp", s.originGuard(mcpHandler))
-
-	meta := auth.MetadataConfig{ResourceURL: s.opts.ResourceURL, ResourceDocumentation: s.opts.PublicBaseURL + "/mcp-docs"}
-	if s.verifier != nil {
-		meta = s.verifier.MetadataConfig()
-	}
-	metaHandler := auth.ProtectedResourceMetadataHandler(meta)
-	for _, p := range auth.MetadataPaths("/mcp") {
-		mux.Handle(p, metaHandler)
-	}
-
-	mux.HandleFunc("GET /.mcp/list-tools", s.serveListTools)
-	mux.HandleFunc("GET /mcp-schemas/{file...}", s.serveSchemas)
-	mux.HandleFunc("GET /samples/{file...}", s.serveSamples)
-	mux.HandleFunc("GET /mcp-docs", s.serveDocs)
 	mux.HandleFunc("GET /healthz", s.serveHealthz)
 	mux.HandleFunc("GET /readyz", s.serveReadyz)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}))
-	return s.observe(mux)
-}
-
-// record collects what one request did, filled in by the handlers below the
-// access log, so the log line and metrics can say it.
-type record struct {
-	method string // JSON-RPC method
-	tool   string
-	stream bool
-}
-
-type recordKey struct{}
-
-// recordFrom returns the request's record, or a scratch one outside observe.
-func recordFrom(ctx context.Context) *record {
-	if r, ok := ctx.Value(recordKey{}).(*record); ok {
-		return r
-	}
-	return &record{}
+	return s.observe(mux), nil
 }
 
 // statusWriter remembers the status and size of a response. It forwards
@@ -99,9 +76,9 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		start := time.Now()
 		done := s.metrics.InFlight()
 		defer done()
-		rec := &record{}
+		rec := &mcphttp.CallInfo{}
 		sw := &statusWriter{ResponseWriter: w}
-		r = r.WithContext(context.WithValue(r.Context(), recordKey{}, rec))
+		r = r.WithContext(mcphttp.WithCallInfo(r.Context(), rec))
 		defer func() {
 			if p := recover(); p != nil {
 				if p == http.ErrAbortHandler {
@@ -132,11 +109,11 @@ func (s *Server) observe(next http.Handler) http.Handler {
 				slog.Duration("duration", elapsed),
 				slog.String("remote", r.RemoteAddr),
 			}
-			if rec.method != "" {
-				attrs = append(attrs, slog.String("rpc_method", rec.method))
+			if rec.Method != "" {
+				attrs = append(attrs, slog.String("rpc_method", rec.Method))
 			}
-			if rec.tool != "" {
-				attrs = append(attrs, slog.String("tool", rec.tool), slog.Bool("sse", rec.stream))
+			if rec.Tool != "" {
+				attrs = append(attrs, slog.String("tool", rec.Tool), slog.Bool("sse", rec.Stream))
 			}
 			s.log.LogAttrs(r.Context(), slog.LevelInfo, "http request", attrs...)
 		}()
@@ -149,19 +126,37 @@ func (s *Server) serveHealthz(w http.ResponseWriter, _ *http.Request) {
 	w.Write([]byte("ok\n"))
 }
 
-// serveReadyz is 503 while shutting down (so a load balancer stops sending)
-// and, in OAuth mode, until the issuer's signing keys are loaded.
+// serveReadyz is 503 while shutting down (so a load balancer stops
+// sending), in OAuth mode until every verifier has the issuer's signing
+// keys, and until every endpoint says it is ready.
 func (s *Server) serveReadyz(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	switch {
-	case s.draining.Load():
+	if s.draining.Load() {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		w.Write([]byte("shutting down\n"))
-	case s.verifier != nil && s.verifier.ReadyErr() != nil:
-		w.WriteHeader(http.StatusServiceUnavailable)
-		w.Write([]byte("not ready: " + s.verifier.ReadyErr().Error() + "\n"))
-	default:
-		w.Write([]byte("ready\n"))
+		return
 	}
+	if err := s.readyErr(); err != nil {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		w.Write([]byte("not ready: " + err.Error() + "\n"))
+		return
+	}
+	w.Write([]byte("ready\n"))
+}
+
+func (s *Server) readyErr() error {
+	for _, v := range s.verifiers {
+		if err := v.ReadyErr(); err != nil {
+			return err
+		}
+	}
+	for _, ep := range s.endpoints {
+		if ep.Ready != nil {
+			if err := ep.Ready(); err != nil {
+				return fmt.Errorf("%s: %w", ep.Path, err)
+			}
+		}
+	}
+	return nil
 }

@@ -92,9 +92,8 @@ contains() {
 	return 1
 }
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-go build -o "$work/trident" ./client/cmd/trident
+source scripts/lib/launch.sh
+launch_build trident ./client/cmd/trident
 
 status=0
 # Every scenario of the pinned suite is either run or listed inapplicable.
@@ -113,12 +112,12 @@ passed=0 failed=0 xfail=0
 summary=()
 start=$SECONDS
 for s in "${scenarios[@]}"; do
-	log="$work/${s//\//_}.log"
+	log="$launch_dir/${s//\//_}.log"
 	t0=$SECONDS
 	rc=0
 	# The runner splits --command on spaces and appends the server URL.
 	"$node" "$suite" client --scenario "$s" --timeout 30000 \
-		--command "$work/trident conformance $(flags_for "$s")" >"$log" 2>&1 || rc=$?
+		--command "$launch_dir/trident conformance $(flags_for "$s")" >"$log" 2>&1 || rc=$?
 	dt=$((SECONDS - t0))
 	if contains "$s" "${expected[@]}"; then
 		if ((rc == 0)); then

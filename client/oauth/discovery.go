@@ -45,7 +45,7 @@ var ErrResourceMismatch = errors.New("oauth: protected resource metadata names a
 //
 // Issuer metadata is looked up the RFC 8414 and OpenID ways (path insertion
 // and, for OpenID, path appending) and, failing those, at
-// <issuer>/.well-known/oauth-authorization-server, where the seed says a
+// <issuer>/.well-known/oauth-authorization-server, where the specification says a
 // Supabase issuer serves it. The server must support PKCE S256.
 func Discover(ctx context.Context, hc *http.Client, resource, metadataURL string) (*Discovery, error) {
 	if hc == nil {

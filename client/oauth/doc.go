@@ -1,4 +1,4 @@
-// Package oauth gives the MCP client its OAuth 2.1 side, as the seed's
+// Package oauth gives the MCP client its OAuth 2.1 side, as the specification's
 // "OAuth 2.1 end-to-end flow" describes it for a Supabase-style issuer:
 //
 //   - [Source] is a client.TokenSource: it hands out the stored access token,

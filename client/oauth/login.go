@@ -55,7 +55,7 @@ type LoginConfig struct {
 
 	// Scopes to request. Nil follows the MCP scope selection strategy: the
 	// challenge's scope, else the resource metadata's scopes_supported,
-	// else none (the seed's Supabase issuer issues no scopes); plus
+	// else none (the specification's Supabase issuer issues no scopes); plus
 	// offline_access when the issuer lists it, since the client keeps
 	// refresh tokens.
 	Scopes []string

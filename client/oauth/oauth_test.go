@@ -11,8 +11,9 @@ import (
 
 	"github.com/tridenttaxis/trident-mcp/client"
 	"github.com/tridenttaxis/trident-mcp/client/oauth"
+	"github.com/tridenttaxis/trident-mcp/client/trident"
 	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
-	"github.com/tridenttaxis/trident-mcp/gen/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/internal/faultserver"
 )
 
@@ -20,7 +21,7 @@ var t0 = time.Date(2025, 6, 18, 12, 0, 0, 0, time.UTC)
 
 // setup starts an OAuth-mode fault server, grants a token family and stores
 // it with an expiry the client believes is an hour away.
-func setup(t *testing.T, expiry time.Time) (*faultserver.Env, *oauth.MemoryStore, *oauth.Source, *client.Client) {
+func setup(t *testing.T, expiry time.Time) (*faultserver.Env, *oauth.MemoryStore, *oauth.Source, *trident.Client) {
 	t.Helper()
 	env := faultserver.Start(t, faultserver.Options{}, true)
 	env.Issuer.Now = func() time.Time { return t0 }
@@ -31,7 +32,7 @@ func setup(t *testing.T, expiry time.Time) (*faultserver.Env, *oauth.MemoryStore
 		Resource: env.Endpoint, AccessToken: access, RefreshToken: refresh, Expiry: expiry,
 	})
 	src := oauth.NewSource(store, oauth.WithHTTPClient(env.HTTP.Client()), oauth.WithNow(func() time.Time { return t0 }))
-	c, err := client.New(env.Endpoint, client.WithTokenSource(src), client.WithHTTPClient(env.HTTP.Client()))
+	c, err := trident.New(env.Endpoint, client.WithTokenSource(src), client.WithHTTPClient(env.HTTP.Client()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +94,7 @@ func TestRotatedTokensArePersistedBeforeUse(t *testing.T) {
 	spy.Save(context.Background(), &oauth.Record{TokenEndpoint: env.IssuerURL + "/oauth/token", ClientID: "c", AccessToken: access, RefreshToken: refresh})
 	spy.env = env
 	src := oauth.NewSource(spy, oauth.WithHTTPClient(env.HTTP.Client()))
-	c, _ := client.New(env.Endpoint, client.WithTokenSource(src), client.WithHTTPClient(env.HTTP.Client()))
+	c, _ := trident.New(env.Endpoint, client.WithTokenSource(src), client.WithHTTPClient(env.HTTP.Client()))
 	env.Issuer.ExpireAccess()
 	if _, err := c.GetServiceInfo(context.Background(), mcptypes.GetServiceInfoInput{}); err != nil {
 		t.Fatal(err)
@@ -200,7 +201,7 @@ func TestSecond401IsNotRefreshedAgain(t *testing.T) {
 
 func TestDiscoveryFromWWWAuthenticate(t *testing.T) {
 	env := faultserver.Start(t, faultserver.Options{}, true)
-	c, _ := client.New(env.Endpoint, client.WithHTTPClient(env.HTTP.Client()))
+	c, _ := trident.New(env.Endpoint, client.WithHTTPClient(env.HTTP.Client()))
 	_, err := c.GetServiceInfo(context.Background(), mcptypes.GetServiceInfoInput{})
 	var tr *client.TransportError
 	if !errors.As(err, &tr) || tr.StatusCode != 401 || tr.RPC == nil || tr.RPC.Code != -32001 {
@@ -252,7 +253,7 @@ func TestLoginThenCall(t *testing.T) {
 		t.Errorf("record = %+v, want tokens, client id and resource, saved", rec)
 	}
 	src := oauth.NewSource(store, oauth.WithHTTPClient(env.HTTP.Client()))
-	c, _ := client.New(env.Endpoint, client.WithTokenSource(src), client.WithHTTPClient(env.HTTP.Client()))
+	c, _ := trident.New(env.Endpoint, client.WithTokenSource(src), client.WithHTTPClient(env.HTTP.Client()))
 	if _, err := c.GetServiceInfo(context.Background(), mcptypes.GetServiceInfoInput{}); err != nil {
 		t.Errorf("call with the login's token: %v", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -89,6 +90,28 @@ func TestSuiteCatchesEveryBrokenVariant(t *testing.T) {
 		}
 	})
 
+	t.Run("skips the fare specs against another tariff version", func(t *testing.T) {
+		t.Parallel()
+		// A server that quotes with another tariff: the oracle must refuse
+		// to judge it, with a clear skip, not fail it.
+		version := regexp.MustCompile(`"tariffVersion":"[^"]*"`)
+		other := brokenserver.Variant{Response: func(ex *brokenserver.Exchange, _ brokenserver.Options) {
+			ex.Body = version.ReplaceAll(ex.Body, []byte(`"tariffVersion":"another-tariff-2099"`))
+		}}
+		px := httptest.NewServer(brokenserver.Proxy(public.base, other, brokenserver.Options{}))
+		t.Cleanup(px.Close)
+		res := runSuite(t, suite, dir, "other-tariff", px.URL, public, "--mode=public", "--ginkgo.label-filter=fare")
+		if res.exit != 0 || res.passed != 0 || len(res.skipped) == 0 {
+			t.Fatalf("want every fare spec skipped: exit %d, %d passed, %d skipped, failing:\n%s\n%s",
+				res.exit, res.passed, len(res.skipped), strings.Join(res.failed, "\n"), res.output)
+		}
+		for _, sk := range res.skipped {
+			if !strings.Contains(sk, `"another-tariff-2099"`) || !strings.Contains(sk, "does not judge another tariff") {
+				t.Errorf("a fare spec skipped without saying why: %s", sk)
+			}
+		}
+	})
+
 	for _, v := range brokenserver.Variants() {
 		t.Run("catches "+v.Name, func(t *testing.T) {
 			t.Parallel()
@@ -122,7 +145,9 @@ func TestSuiteCatchesEveryBrokenVariant(t *testing.T) {
 type result struct {
 	exit     int
 	failed   []string
-	oauthRan bool // a spec under "in OAuth mode" passed
+	passed   int
+	skipped  []string // full text — skip reason
+	oauthRan bool     // a spec under "in OAuth mode" passed
 	output   string
 }
 
@@ -138,6 +163,9 @@ func runSuite(t *testing.T, suite, dir, name, base string, up target, extra ...s
 		"--seed=20250618", "--property-cases=15", "--timeout=10s", "--known-failures=none",
 		// What the server refuses with its defaults, as run-local.sh passes.
 		"--forbidden-origin=https://attacker.example", "--max-body-bytes=1048576",
+		// The servers' frozen fare clock, so that the oracle judges the
+		// band of undated calls too.
+		"--fare-clock=" + testserver.DayClock,
 	}
 	if up.issuer != "" {
 		args = append(args, "--issuer="+up.issuer, "--auto-approve="+devissuer.DefaultUser.Email, "--expired-token="+up.expired)
@@ -182,8 +210,12 @@ func runSuite(t *testing.T, suite, dir, name, base string, up target, extra ...s
 			if s.State.Is(types.SpecStateFailureStates) {
 				res.failed = append(res.failed, s.FullText()+" — "+firstLine(s.Failure.Message))
 			}
-			if s.State == types.SpecStatePassed && strings.Contains(s.FullText(), "OAuth mode") {
-				oauthRan = true
+			if s.State == types.SpecStatePassed && s.LeafNodeType == types.NodeTypeIt {
+				res.passed++
+				oauthRan = oauthRan || strings.Contains(s.FullText(), "OAuth mode")
+			}
+			if s.State == types.SpecStateSkipped && s.Failure.Message != "" {
+				res.skipped = append(res.skipped, s.FullText()+" — "+firstLine(s.Failure.Message))
 			}
 		}
 	}

@@ -19,6 +19,10 @@ type Exchange struct {
 	Status      int
 	Header      http.Header
 	Body        []byte
+
+	// departAt is the request's departAt as the client sent it, and sent
+	// what a pricing fault forwarded instead ("" when removed or unchanged).
+	departAt, sent string
 }
 
 // Options are what some faults need to know.

@@ -31,7 +31,7 @@ type Variant struct {
 
 // Variants returns every broken variant the self-test runs.
 func Variants() []Variant {
-	return []Variant{
+	return append([]Variant{
 		{
 			Name: "406-as-400", Defect: "answers a bad Accept header with 400 instead of 406",
 			MustFail: []string{"NOT_ACCEPTABLE", "not_acceptable.json"},
@@ -442,7 +442,7 @@ func Variants() []Variant {
 				return false
 			},
 		},
-	}
+	}, fareVariants()...)
 }
 
 // upstreamOf is the upstream URL of the request, for faults that probe it.

@@ -78,7 +78,7 @@ type Server struct {
 }
 
 // New returns a server whose tools give canned replies shaped like the
-// seed's samples.
+// specification's samples.
 func New(opts Options) *Server {
 	if opts.ProgressSteps == 0 {
 		opts.ProgressSteps = 2

@@ -1,45 +1,98 @@
 package faultserver
 
 import (
+	"encoding/json"
 	"fmt"
+	"reflect"
+
+	"github.com/tridenttaxis/trident-mcp/contracts"
 )
 
-// defaultTools answers the three Trident tools with the seed's sample
-// values. start_booking refuses more passengers than a saloon seats, and
-// estimate_fare refuses the pickup "xxx", with the seed's texts.
+// sampleResult is the part of a sample's response a tool answer is made of.
+type sampleResult struct {
+	Result *struct {
+		IsError bool `json:"isError"`
+		Content []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+		StructuredContent any `json:"structuredContent"`
+	} `json:"result"`
+}
+
+// defaultTools answers each tool of the Trident contracts with its sample
+// replies, read from contracts/trident/samples so they cannot drift from
+// them: the <tool>.success result for every call, except that a call whose
+// every argument equals the one of the same name in the <tool>.error sample
+// (estimate_fare from "xxx", start_booking of six in a saloon) gets that
+// sample's refusal. The contracts are embedded, so a failure here is a
+// build defect.
 func defaultTools() map[string]toolFunc {
-	return map[string]toolFunc{
-		"estimate_fare": func(args map[string]any) (any, string, string) {
-			if args["pickup"] == "xxx" {
-				return nil, "", "Could not estimate fare — address could not be geocoded or the routing service is unavailable."
-			}
-			return map[string]any{
-				"fareGBP": 62.4, "distanceMiles": 22, "durationSeconds": 1980, "rate": "day",
-				"airportSurchargeGBP": 10, "tariffVersion": "argyll-2024-04",
-				"appliedRules": []string{"Executive rate applied", "Airport pickup/drop fee +£10"},
-			}, "£62.40 · 22 miles · 33 min · day tariff", ""
-		},
-		"get_service_info": func(map[string]any) (any, string, string) {
-			return map[string]any{
-				"brand": "Trident Taxis", "area": "Helensburgh, Lomond, Argyll & Bute (UK)",
-				"vehicles":   []any{map[string]any{"id": "saloon", "maxPassengers": 4}, map[string]any{"id": "mpv", "maxPassengers": 7, "note": "8-seater; +100% on local hires"}},
-				"surcharges": map[string]any{"preBookingGBP": 0.4, "airportPickupOrDropGBP": 10, "airportMeetAndGreetGBP": 25, "eightSeaterLocalMultiplier": 2},
-				"tariffs":    []string{"T1 day", "T2 night/evening", "T3 Christmas & New Year"},
-				"bookingUrl": "https://tridenttaxis.online",
-			}, "Trident Taxis · Helensburgh, Lomond, Argyll & Bute (UK)", ""
-		},
-		"start_booking": func(args map[string]any) (any, string, string) {
-			vt, _ := args["vehicleType"].(string)
-			n, _ := args["passengers"].(float64)
-			if vt == "saloon" && n > 4 {
-				return nil, "", fmt.Sprintf("Vehicle 'saloon' seats up to 4 passengers, but %d were requested. Choose 'mpv' for groups over 4.", int(n))
-			}
-			url := "https://tridenttaxis.online/book?pickup=Helensburgh+Central+Station&dropoff=Glasgow+Airport&vehicleType=mpv&fare=118.00&distance=22&duration=1980&meetAndGreet=1"
-			return map[string]any{
-				"bookingUrl": url, "confirmed": false, "requiresPassengerAction": true,
-				"quote":     map[string]any{"fareGBP": 118, "distanceMiles": 22, "durationSeconds": 1980, "rate": "day", "vehicleType": "mpv", "tariffVersion": "argyll-2024-04"},
-				"prefilled": map[string]any{"pickup": args["pickup"], "dropoff": args["dropoff"], "vehicleType": vt, "departAt": nil, "meetAndGreet": args["meetAndGreet"] == true},
-			}, "Booking session ready — fare £118.00 · 22 miles · 33 min.\n\n" + url, ""
-		},
+	m, err := contracts.Trident.Manifest()
+	if err != nil {
+		panic("faultserver: " + err.Error())
 	}
+	samples, err := contracts.Trident.Samples()
+	if err != nil {
+		panic("faultserver: " + err.Error())
+	}
+	byName := map[string]contracts.Sample{}
+	for _, s := range samples {
+		byName[s.Name] = s
+	}
+	tools := map[string]toolFunc{}
+	for _, t := range m.Tools {
+		ok := decodeSample(byName[t.Name+".success"])
+		if ok.Result == nil || len(ok.Result.Content) == 0 {
+			panic(fmt.Sprintf("faultserver: no success sample with a result for %s", t.Name))
+		}
+		structured, text := ok.Result.StructuredContent, ok.Result.Content[0].Text
+		refusal, refusalArgs := "", map[string]any(nil)
+		if s, found := byName[t.Name+".error"]; found {
+			if r := decodeSample(s); r.Result != nil && r.Result.IsError && len(r.Result.Content) > 0 {
+				refusal = r.Result.Content[0].Text
+				var req struct {
+					Params struct {
+						Arguments map[string]any `json:"arguments"`
+					} `json:"params"`
+				}
+				json.Unmarshal(s.Request, &req)
+				refusalArgs = req.Params.Arguments
+			}
+		}
+		tools[t.Name] = func(args map[string]any) (any, string, string) {
+			if refusal != "" && len(args) > 0 && matches(args, refusalArgs) {
+				return nil, "", refusal
+			}
+			return structured, text, ""
+		}
+	}
+	return tools
+}
+
+func decodeSample(s contracts.Sample) sampleResult {
+	var r sampleResult
+	if len(s.Response) > 0 {
+		json.Unmarshal(s.Response, &r)
+	}
+	return r
+}
+
+// matches reports whether every argument of args has the same value in want
+// (numbers compared as JSON numbers, strings exactly).
+func matches(args, want map[string]any) bool {
+	for k, v := range args {
+		w, ok := want[k]
+		if !ok || !reflect.DeepEqual(normal(v), normal(w)) {
+			return false
+		}
+	}
+	return true
+}
+
+// normal is v as encoding/json decodes it (every number a float64).
+func normal(v any) any {
+	b, _ := json.Marshal(v)
+	var out any
+	json.Unmarshal(b, &out)
+	return out
 }

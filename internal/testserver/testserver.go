@@ -18,7 +18,7 @@ import (
 )
 
 // DayClock is the FARE_CLOCK test runs price undated calls at: a weekday
-// morning, when the seed's samples (which give no departAt) were priced.
+// morning, when the specification's samples (which give no departAt) were priced.
 const DayClock = "2025-06-18T09:00:00Z"
 
 // ModuleRoot returns the directory of the module's go.mod.

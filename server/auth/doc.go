@@ -17,20 +17,18 @@
 //   - [ProtectedResourceMetadataHandler] serves RFC 9728 metadata in both
 //     modes, so one probe tells a client whether it needs a token at all.
 //
-// Wiring, in the server's main:
+// One verifier per endpoint, each bound to its own resource (the host in
+// package server does this for every endpoint it mounts):
 //
 //	v, err := auth.NewVerifier(auth.Config{
-//		Issuer:                os.Getenv("OAUTH_ISSUER"),
-//		ResourceURL:           resourceURL,                 // MCP_RESOURCE_URL
-//		ResourceDocumentation: publicBaseURL + "/mcp-docs",
+//		Issuer:              os.Getenv("OAUTH_ISSUER"),
+//		ResourceURL:         publicBaseURL + "/mcp/rides",
+//		ResourceMetadataURL: publicBaseURL + auth.MetadataPathFor("/mcp/rides"),
 //	})
 //	if err != nil { ... }      // configuration errors only; an unreachable issuer is not one
 //	defer v.Close()
-//	mux.Handle("/mcp", v.Middleware(mcpHandler))
-//	meta := auth.ProtectedResourceMetadataHandler(v.MetadataConfig())
-//	for _, p := range auth.MetadataPaths("/mcp", "/mcp/rides") {
-//		mux.Handle(p, meta)
-//	}
+//	mux.Handle("/mcp/rides", v.Middleware(ridesHandler))
+//	mux.Handle(auth.MetadataPathFor("/mcp/rides"), auth.ProtectedResourceMetadataHandler(v.MetadataConfig()))
 //	// /readyz: v.ReadyErr() == nil once signing keys are loaded.
 //
 // In public mode (the default) the middleware is not mounted at all: no

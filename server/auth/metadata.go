@@ -11,19 +11,18 @@ import (
 // 401 challenge points at.
 const MetadataPath = "/.well-known/oauth-protected-resource"
 
-// MetadataPaths returns the well-known paths to mount the metadata handler
-// at: the root form, and the path-suffixed form for each endpoint (RFC 9728
-// section 3.1, e.g. /.well-known/oauth-protected-resource/mcp), which MCP
-// clients try first.
-func MetadataPaths(endpointPaths ...string) []string {
-	paths := []string{MetadataPath}
-	for _, p := range endpointPaths {
-		p = "/" + strings.Trim(p, "/")
-		if p != "/" {
-			paths = append(paths, MetadataPath+p)
-		}
+// MetadataPathFor returns the RFC 9728 section 3.1 well-known path of the
+// resource served at endpointPath: the well-known prefix followed by the
+// path ("/mcp/rides" gives /.well-known/oauth-protected-resource/mcp/rides),
+// which MCP clients try first. Each endpoint has its own document there,
+// naming its own resource; the root path (MetadataPath) is for one resource
+// only.
+func MetadataPathFor(endpointPath string) string {
+	p := strings.Trim(endpointPath, "/")
+	if p == "" {
+		return MetadataPath
 	}
-	return paths
+	return MetadataPath + "/" + p
 }
 
 // MetadataConfig describes the protected resource for
@@ -54,8 +53,9 @@ type metadataDoc struct {
 }
 
 // ProtectedResourceMetadataHandler serves the RFC 9728 document for
-// GET /.well-known/oauth-protected-resource (mount it at every path of
-// [MetadataPaths]).
+// GET /.well-known/oauth-protected-resource: mount one per endpoint, at
+// [MetadataPathFor] of its path (and at [MetadataPath] for the one resource
+// the root document describes).
 //
 // OAuth mode, exactly the published sample:
 //

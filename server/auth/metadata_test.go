@@ -36,7 +36,7 @@ func TestProtectedResourceMetadata(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, path := range MetadataPaths("/mcp", "/mcp/rides") {
+			for _, path := range []string{MetadataPath, MetadataPathFor("/mcp")} {
 				r := httptest.NewRequest(tt.method, path, nil)
 				r.Header.Set("Origin", "https://claude.ai")
 				rec := httptest.NewRecorder()
@@ -58,15 +58,16 @@ func TestProtectedResourceMetadata(t *testing.T) {
 	}
 }
 
-func TestMetadataPaths(t *testing.T) {
-	got := MetadataPaths("/mcp", "mcp/rides/", "/")
-	want := []string{
-		"/.well-known/oauth-protected-resource",
-		"/.well-known/oauth-protected-resource/mcp",
-		"/.well-known/oauth-protected-resource/mcp/rides",
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("MetadataPaths (-want +got):\n%s", diff)
+func TestMetadataPathFor(t *testing.T) {
+	for in, want := range map[string]string{
+		"/mcp":       "/.well-known/oauth-protected-resource/mcp",
+		"mcp/rides/": "/.well-known/oauth-protected-resource/mcp/rides",
+		"/mcp/rides": "/.well-known/oauth-protected-resource/mcp/rides",
+		"/":          "/.well-known/oauth-protected-resource",
+	} {
+		if got := MetadataPathFor(in); got != want {
+			t.Errorf("MetadataPathFor(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
 

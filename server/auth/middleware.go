@@ -48,9 +48,6 @@ var unauthorizedBody = func() []byte {
 	return b
 }()
 
-// UnauthorizedBody returns a copy of the exact 401 response body.
-func UnauthorizedBody() []byte { return append([]byte(nil), unauthorizedBody...) }
-
 // Challenge is the WWW-Authenticate value of every 401:
 //
 //	Bearer realm="mcp", error="invalid_token", error_description="Missing or invalid access token", resource_metadata="<url>"

@@ -2,16 +2,13 @@ package fare
 
 import "time"
 
-// BandAt is the band in force at ts, read on the wall clock of the tariff's
-// time zone (Europe/London, so British Summer Time is honoured: 21:30 UTC on
-// a summer evening is 22:30 BST, which is night). The dated windows of the
-// schedule (Christmas, New Year, 2 January) are checked first, in file order;
-// otherwise the daily windows decide. Windows include their start and exclude
-// their end, to the minute: 21:59:59 is day, 22:00:00 is night.
-func (t *Tariff) BandAt(ts time.Time) Band {
-	return t.bands[t.bandIndexAt(ts)].id
-}
-
+// bandIndexAt is the band in force at ts, read on the wall clock of the
+// tariff's time zone (Europe/London, so British Summer Time is honoured:
+// 21:30 UTC on a summer evening is 22:30 BST, which is night). The dated
+// windows of the schedule (Christmas, New Year, 2 January) are checked
+// first, in file order; otherwise the daily windows decide. Windows include
+// their start and exclude their end, to the minute: 21:59:59 is day,
+// 22:00:00 is night.
 func (t *Tariff) bandIndexAt(ts time.Time) int {
 	local := ts.In(t.loc)
 	minute := local.Hour()*60 + local.Minute()

@@ -19,7 +19,7 @@ func local(y int, m time.Month, d, hh, mm, ss int) time.Time {
 	return time.Date(y, m, d, hh, mm, ss, 0, london)
 }
 
-// TestBandAt walks every boundary of the council's notice, in local time.
+// TestBandAt walks, through the band quotes report, every boundary of the council's notice, in local time.
 func TestBandAt(t *testing.T) {
 	tariff := loadTariff(t)
 	tests := []struct {
@@ -84,8 +84,13 @@ func TestBandAt(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := tariff.BandAt(tt.at); got != tt.want {
-				t.Errorf("BandAt(%s) = %s, want %s", tt.at.In(london).Format(time.RFC3339), got, tt.want)
+			// The band a quote reports is the band in force at Depart.
+			q, err := tariff.Quote(fare.Trip{Vehicle: "saloon", DistanceMiles: 1, DurationSeconds: 120, Depart: tt.at})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if q.Band != tt.want {
+				t.Errorf("band at %s = %s, want %s", tt.at.In(london).Format(time.RFC3339), q.Band, tt.want)
 			}
 		})
 	}

@@ -1,11 +1,11 @@
 // Package fare prices a taxi trip under the operator's fixed-price tariff.
 //
-// The tariff is data, not code: contracts/tariff/argyll-2024-04.json holds the
+// The tariff is data, not code: contracts/trident/tariff/argyll-2024-04.json holds the
 // council's meter figures (Argyll & Bute, Tariffs 1-3), the clock and calendar
 // windows that pick a band, the operator's per-vehicle rate mapping and its
 // surcharges, and the brand and area that get_service_info reports. This
 // package holds no fare constants; it reads the file with [Parse], and
-// contracts/tariff/README.md explains every figure and where the operator's
+// contracts/trident/tariff/README.md explains every figure and where the operator's
 // fixed prices depart from the meter.
 //
 // A quote is

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,7 +13,7 @@ import (
 	"github.com/tridenttaxis/trident-mcp/server/fare"
 )
 
-const tariffPath = "../../contracts/tariff/argyll-2024-04.json"
+const tariffPath = "../../contracts/trident/tariff/argyll-2024-04.json"
 
 // noonInJune is a plain Tariff 1 instant: 11:00 BST on a Wednesday.
 var noonInJune = time.Date(2024, 6, 12, 10, 0, 0, 0, time.UTC)
@@ -135,8 +136,10 @@ func TestVehicles(t *testing.T) {
 			}
 		})
 	}
-	if diff := cmp.Diff([]string{"saloon", "estate", "executive", "luxury", "5seater", "6seater", "7seater", "mpv", "wav"}, tariff.Vehicles()); diff != "" {
-		t.Errorf("Vehicles (-want +got):\n%s", diff)
+	// An unknown vehicle's error lists the priced ones in file order.
+	_, err := tariff.Quote(fare.Trip{Vehicle: "bus", DistanceMiles: 1, DurationSeconds: 120})
+	if want := "saloon, estate, executive, luxury, 5seater, 6seater, 7seater, mpv, wav"; !errors.Is(err, fare.ErrUnknownVehicle) || !strings.Contains(err.Error(), want) {
+		t.Errorf("Quote(bus) = %v, want ErrUnknownVehicle listing %s", err, want)
 	}
 	if _, ok := tariff.Capacity("bus"); ok {
 		t.Error("Capacity(bus) reported ok")
@@ -389,7 +392,7 @@ func mustRead(tb testing.TB, path string) []byte {
 	return data
 }
 
-// TestWorkedFigures is the table of contracts/tariff/README.md §5.
+// TestWorkedFigures is the table of contracts/trident/tariff/README.md §5.
 func TestWorkedFigures(t *testing.T) {
 	tariff := loadTariff(t)
 	departs := []time.Time{

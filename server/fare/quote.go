@@ -96,7 +96,7 @@ const yardsPerMile = 1760
 // with band' the departure band moved up for a large group, the multiplier the
 // vehicle's (or the local-hire one), and round the tariff's fixed-price
 // rounding (up to the next 10p in argyll-2024-04). See the package doc and
-// contracts/tariff/README.md.
+// contracts/trident/tariff/README.md.
 func (t *Tariff) Quote(trip Trip) (Quote, error) {
 	id := trip.Vehicle
 	if id == "" {

@@ -138,7 +138,7 @@ type Surcharges struct {
 var ErrInvalidTariff = errors.New("fare: invalid tariff")
 
 // Parse reads and validates a tariff file (the format of
-// contracts/tariff/tariff.schema.json). Unknown fields are errors, so a typo
+// contracts/trident/tariff/tariff.schema.json). Unknown fields are errors, so a typo
 // in the data cannot silently drop a rule. The error names the offending
 // field.
 func Parse(data []byte) (*Tariff, error) {
@@ -158,15 +158,6 @@ func Parse(data []byte) (*Tariff, error) {
 	return t, nil
 }
 
-// ParseReader is [Parse] over a reader.
-func ParseReader(r io.Reader) (*Tariff, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("fare: read tariff: %w", err)
-	}
-	return Parse(data)
-}
-
 // WithClock returns a copy of t whose quotes read "now" from now when a trip
 // has no departure time. A nil now restores the wall clock.
 func (t *Tariff) WithClock(now func() time.Time) *Tariff {
@@ -181,9 +172,6 @@ func (t *Tariff) WithClock(now func() time.Time) *Tariff {
 // Version is the tariff's version tag, reported as tariffVersion.
 func (t *Tariff) Version() string { return t.version }
 
-// Location is the time zone in which bands are chosen.
-func (t *Tariff) Location() *time.Location { return t.loc }
-
 // Capacity is the most passengers vehicle may carry; ok is false for a vehicle
 // the tariff does not know.
 func (t *Tariff) Capacity(vehicle string) (capacity int, ok bool) {
@@ -193,9 +181,6 @@ func (t *Tariff) Capacity(vehicle string) (capacity int, ok bool) {
 	}
 	return v.capacity, true
 }
-
-// Vehicles lists the vehicle ids the tariff prices, in file order.
-func (t *Tariff) Vehicles() []string { return slices.Clone(t.vehicleOrder) }
 
 // DefaultVehicle is the vehicle quoted when a trip names none.
 func (t *Tariff) DefaultVehicle() string { return t.defaultVehicle }

@@ -2,6 +2,8 @@ package geo
 
 import (
 	"fmt"
+	"log/slog"
+	"strconv"
 	"time"
 )
 
@@ -23,13 +25,31 @@ type Config struct {
 	UserAgent    string        // "" means DefaultUserAgent
 	// NominatimMinInterval spaces Nominatim requests at least this far
 	// apart ([WithMinInterval]); the public nominatim.openstreetmap.org
-	// allows one a second. 0 means no limit, for a self-hosted instance.
+	// allows one a second. 0 means [DefaultNominatimMinInterval]; negative
+	// means no limit, for a self-hosted instance.
 	NominatimMinInterval time.Duration
+	// CacheTTL and CacheSize bound each HTTP back end's answer cache
+	// ([WithCache]). 0 means [DefaultCacheTTL] and [DefaultCacheSize];
+	// negative turns the cache off.
+	CacheTTL  time.Duration
+	CacheSize int
+	// BreakerFailures consecutive failed exchanges open an HTTP back end's
+	// circuit breaker for BreakerOpen ([WithBreaker]). 0 means
+	// [DefaultBreakerFailures] and [DefaultBreakerOpen]; negative
+	// BreakerFailures turns the breaker off.
+	BreakerFailures int
+	BreakerOpen     time.Duration
+	// Logger receives the HTTP back ends' breaker and cool-down notices.
+	// Zero: slog.Default().
+	Logger *slog.Logger
 }
 
 // ConfigFromEnv reads GEOCODER, ROUTER, NOMINATIM_URL, OSRM_URL,
-// GEO_TIMEOUT and NOMINATIM_MIN_INTERVAL (Go durations such as "5s")
-// through getenv (os.Getenv in production, a map lookup in tests).
+// GEO_TIMEOUT, NOMINATIM_MIN_INTERVAL, GEO_CACHE_TTL, GEO_CACHE_SIZE,
+// GEO_BREAKER_FAILURES and GEO_BREAKER_OPEN (durations as Go writes them,
+// "5s") through getenv (os.Getenv in production, a map lookup in tests).
+// In the environment, 0 turns the rate limit, the cache or the breaker off;
+// unset keeps the default.
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	c := Config{
 		Geocoder:     getenv("GEOCODER"),
@@ -44,21 +64,64 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		}
 		c.Timeout = d
 	}
-	if s := getenv("NOMINATIM_MIN_INTERVAL"); s != "" {
-		d, err := time.ParseDuration(s)
-		if err != nil || d < 0 {
-			return Config{}, fmt.Errorf("geo: NOMINATIM_MIN_INTERVAL=%q: want a duration such as 1s (0 for none)", s)
+	var err error
+	if c.NominatimMinInterval, err = offOrDuration(getenv, "NOMINATIM_MIN_INTERVAL", "1s"); err != nil {
+		return Config{}, err
+	}
+	if c.CacheTTL, err = offOrDuration(getenv, "GEO_CACHE_TTL", "10m"); err != nil {
+		return Config{}, err
+	}
+	if s := getenv("GEO_CACHE_SIZE"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n <= 0 {
+			return Config{}, fmt.Errorf("geo: GEO_CACHE_SIZE=%q: want a positive number of entries (GEO_CACHE_TTL=0 turns the cache off)", s)
 		}
-		c.NominatimMinInterval = d
+		c.CacheSize = n
+	}
+	if s := getenv("GEO_BREAKER_FAILURES"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			return Config{}, fmt.Errorf("geo: GEO_BREAKER_FAILURES=%q: want a whole number (0 for no breaker)", s)
+		}
+		c.BreakerFailures = n
+		if n == 0 {
+			c.BreakerFailures = -1
+		}
+	}
+	if s := getenv("GEO_BREAKER_OPEN"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			return Config{}, fmt.Errorf("geo: GEO_BREAKER_OPEN=%q: want a positive duration such as 30s", s)
+		}
+		c.BreakerOpen = d
 	}
 	return c, nil
+}
+
+// offOrDuration reads a non-negative duration; "0" comes back as -1 (off,
+// in [Config]'s terms), unset as 0 (the default).
+func offOrDuration(getenv func(string) string, name, example string) (time.Duration, error) {
+	s := getenv(name)
+	if s == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("geo: %s=%q: want a duration such as %s (0 for none)", name, s, example)
+	}
+	if d == 0 {
+		return -1, nil
+	}
+	return d, nil
 }
 
 // Build constructs the configured geocoder and router. It fails on an
 // unknown back-end name or a missing URL, so that a misconfigured server
 // stops at start-up rather than at the first quote.
 func (c Config) Build() (Geocoder, Router, error) {
-	opts := []Option{WithTimeout(c.Timeout), WithUserAgent(c.UserAgent)}
+	opts := []Option{WithTimeout(c.Timeout), WithUserAgent(c.UserAgent), WithLogger(c.Logger),
+		WithCache(orDefault(c.CacheSize, DefaultCacheSize), orDefault(c.CacheTTL, DefaultCacheTTL)),
+		WithBreaker(orDefault(c.BreakerFailures, DefaultBreakerFailures), c.BreakerOpen)}
 	var g Geocoder
 	switch c.Geocoder {
 	case "", BackendEmbedded:
@@ -71,7 +134,7 @@ func (c Config) Build() (Geocoder, Router, error) {
 		if c.NominatimURL == "" {
 			return nil, nil, fmt.Errorf("geo: GEOCODER=nominatim needs NOMINATIM_URL")
 		}
-		g = NewNominatim(c.NominatimURL, append(opts, WithMinInterval(c.NominatimMinInterval))...)
+		g = NewNominatim(c.NominatimURL, append(opts, WithMinInterval(orDefault(c.NominatimMinInterval, DefaultNominatimMinInterval)))...)
 	default:
 		return nil, nil, fmt.Errorf("geo: GEOCODER=%q: want %q or %q", c.Geocoder, BackendEmbedded, BackendNominatim)
 	}
@@ -88,4 +151,13 @@ func (c Config) Build() (Geocoder, Router, error) {
 		return nil, nil, fmt.Errorf("geo: ROUTER=%q: want %q or %q", c.Router, BackendEmbedded, BackendOSRM)
 	}
 	return g, r, nil
+}
+
+// orDefault is v, or def when v is zero; a negative v (off) passes through
+// to the option, which reads it as off.
+func orDefault[N int | time.Duration](v, def N) N {
+	if v == 0 {
+		return def
+	}
+	return v
 }

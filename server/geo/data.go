@@ -13,9 +13,11 @@ import (
 // beside it and tests need no network. towns.csv, airports.csv and
 // foreign_cities.csv are generated (tools/cmd/gen-places); places.csv,
 // postcode_districts.csv, postcode_areas.csv and non_uk.txt are curated by
-// hand. data/ATTRIBUTION.md names the sources and their licences.
+// hand, and so is roads.json, the road graph of the service area
+// (tools/cmd/check-roads checks it). data/ATTRIBUTION.md names the sources
+// and their licences.
 //
-//go:embed data/*.csv data/*.txt
+//go:embed data/*.csv data/*.txt data/roads.json
 var dataFS embed.FS
 
 // readTable reads one embedded CSV file (with '#' comments and a header row)

@@ -4,7 +4,8 @@
 // Two kinds of back end sit behind the same interfaces:
 //
 //   - Embedded (the default, GEOCODER=embedded, ROUTER=embedded): a gazetteer
-//     compiled into the binary and a calibrated distance model. No network,
+//     and a road graph of the service area compiled into the binary, and a
+//     calibrated distance model for trips beyond the graph. No network,
 //     deterministic, microseconds per call. This is what makes the spec's
 //     sample payloads replay exactly, and what tests and CI use.
 //   - HTTP: [Nominatim] (GEOCODER=nominatim, NOMINATIM_URL) and [OSRM]
@@ -25,6 +26,19 @@
 // HTTP failures are [*BackendError]s that also carry the status, the
 // engine's code, the start of the body and the cause.
 //
+// # HTTP back ends under load and faults
+//
+// The engines are other people's servers, so each HTTP back end runs behind
+// a guard (guard.go) that bounds what a slow or failing one can cost: every
+// call ends within the timeout ([WithTimeout], GEO_TIMEOUT); identical
+// lookups in flight share one request and answers are cached ([WithCache]);
+// consecutive failures open a circuit breaker that fails calls at once
+// until a probe succeeds ([WithBreaker]); a 429's Retry-After starts a
+// cool-down instead of a retry; Nominatim is asked at most once a second
+// ([WithMinInterval]). [Nominatim.Stats] and [OSRM.Stats] count lookups,
+// requests, refusals, trips and recoveries. internal/fakegeo is the
+// fault-injecting stand-in the tests run them against.
+//
 // # The embedded gazetteer
 //
 // About 5,000 places: every GeoNames town in Great Britain and Northern
@@ -42,7 +56,38 @@
 // the query ("Balloch, Highland"), then the most populous. Placeholders,
 // junk and foreign places are refused with [ErrNoMatch] rather than guessed.
 //
-// # The embedded route model
+// Coordinate pairs ("56.0036,-4.7346": latitude, longitude, decimal
+// degrees) are places too, for every geocoder, resolved before any text
+// matching and without a request to an HTTP back end: exactly that point,
+// [KindAirport] within 2 km of an airport's reference point (for the airport
+// surcharge), otherwise [KindPoint]. Pairs out of range or outside the
+// British Isles are [ErrNoMatch]. This is how a caller that knows the
+// passenger's position (Relay) asks for a quote without inventing an address.
+//
+// # The embedded router
+//
+// In the service area the router follows the roads: data/roads.json is a
+// graph of about 120 towns, junctions, ferry terminals and airports of Argyll
+// & Bute, Loch Lomond and the Glasgow approaches, joined by the trunk, A and
+// a few B roads (each section's length and typical speed) and by the vehicle
+// ferries (crossing and boarding times). A point joins the graph by a short
+// approach leg to its nearest node (and to any other node nearly as near);
+// the route is the fastest way between the two ends' legs, its distance
+// that route's miles, ferry crossings included. A point within 2 km of an
+// airport is at the airport's node. Two points that share their nearest node
+// are a local trip, priced by the model below; so is any trip with neither
+// end within 10 km of a node. A trip with one end outside goes by the
+// fastest gateway node (where the M8, M74, M80, A77, A82, A85... leave the
+// area) and by the model beyond it, or, for an end within 30 km of a node
+// (inland Mull), by a long approach leg if that is faster. The fastest
+// route between every pair of nodes is computed once, at the first route
+// (about 2 ms); a route then costs tens of microseconds.
+// tools/cmd/check-roads checks the file; roads_test.go holds the accuracy
+// table against real road distances, which contracts/tariff/README.md
+// ("Road routing and coordinate pairs") reproduces with the sources and the
+// ferry policy.
+//
+// # The model, outside the graph
 //
 // The model starts from the straight line and corrects for what lies in the
 // way and how fast the roads are:
@@ -50,8 +95,7 @@
 //  1. Path. The great-circle distance, except that a straight line across
 //     the River or Firth of Clyde (west of the Clyde Tunnel) is replaced by
 //     the shorter of the two legs via the Erskine Bridge or via the Clyde
-//     Tunnel. This one barrier dominates the service area: Helensburgh to
-//     Glasgow Airport is 14.8 miles as the crow flies but 22 by road.
+//     Tunnel.
 //  2. Detour. The path times a road/straight factor that falls from 1.35 for
 //     the shortest hops through 1.25 at 3 km to 1.17 from 10 km on (linear
 //     in between): short trips wind through streets, long ones use trunk
@@ -60,22 +104,13 @@
 //  3. Duration. The road distance driven at 30 km/h for the first 2 km,
 //     55 km/h to 10 km, 78 km/h to 50 km and 95 km/h beyond, plus 60 s to
 //     pull away and set down, plus 6 minutes for each end within 4 km of the
-//     centre of Glasgow, Edinburgh, London, Manchester or Birmingham.
+//     centre of Glasgow, Edinburgh, London, Manchester or Birmingham (these
+//     two allowances apply to graph routes too).
 //
-// Calibration (embedded_router_test.go holds these as a table test; miles are
-// round(m/1609.344), minutes round(s/60)):
+// The specification's sample, Helensburgh Central -> Glasgow Airport, is
+// 35,245 m and 1,983 s on the graph (A814, A82, Erskine Bridge, M8): 22
+// miles and 33 minutes as quoted, as the sample payloads require
+// (embedded_router_test.go guards the margins to the rounding boundaries).
 //
-//	trip                                      model            real roads
-//	Helensburgh Central -> Glasgow Airport    35,103 m 1,982 s 22 mi 33 min (the spec's sample, exact)
-//	Helensburgh Central -> Glasgow Central    24 mi 42 min     ~25 mi ~45 min
-//	Helensburgh -> Dumbarton                  9 mi 17 min      ~8 mi ~17 min
-//	Helensburgh Central -> Edinburgh Airport  62 mi 76 min     ~60 mi ~1h15
-//	Helensburgh -> Rhu                        2 mi 7 min       ~2 mi
-//	Helensburgh -> Greenock                   31 mi 45 min     ~28 mi via Erskine
-//	Glasgow Central -> Glasgow Airport        8 mi 22 min      ~8.5 mi
-//
-// The model is deterministic and symmetric (A->B equals B->A). It knows no
-// sea lochs or ferries: Helensburgh to Dunoon or Oban comes out shorter than
-// the roads round Loch Long and Loch Lomond. Use ROUTER=osrm where that
-// matters.
+// Every route is deterministic and symmetric (A->B equals B->A).
 package geo

@@ -87,10 +87,12 @@ func NewEmbeddedGeocoder() (*EmbeddedGeocoder, error) { return loadEmbedded() }
 // Len reports how many places the gazetteer holds.
 func (g *EmbeddedGeocoder) Len() int { return len(g.places) }
 
-// Geocode resolves query to a place. It understands place names ("Glasgow
-// Airport", "Helensburgh Central Station"), IATA codes written in capitals
-// ("GLA"), postcodes ("G84 7HL", "PA3 2SW", "G84"), towns, and "Street, Town,
-// Postcode" addresses, of which it uses the most specific part it knows. It
+// Geocode resolves query to a place. It understands coordinate pairs
+// ("56.0036,-4.7346", resolved to exactly that point; see [KindPoint]),
+// place names ("Glasgow Airport", "Helensburgh Central Station"), IATA codes
+// written in capitals ("GLA"), postcodes ("G84 7HL", "PA3 2SW", "G84"), towns,
+// and "Street, Town, Postcode" addresses, of which it uses the most specific
+// part it knows. It
 // refuses with [ErrNoMatch], rather than guessing, text it cannot place in
 // the UK: junk, placeholders ("123 Main St", "TBD"), foreign places
 // ("Paris, France", "Berlin"). Apart from an already-cancelled ctx, which
@@ -98,6 +100,9 @@ func (g *EmbeddedGeocoder) Len() int { return len(g.places) }
 func (g *EmbeddedGeocoder) Geocode(ctx context.Context, query string) (Place, error) {
 	if err := ctx.Err(); err != nil {
 		return Place{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	if p, ok, err := coordinatePlace(query); ok {
+		return p, err
 	}
 	return g.resolve(query)
 }

@@ -6,9 +6,10 @@ import (
 	"math"
 )
 
-// EmbeddedRouter estimates driving routes from coordinates alone, with the
-// calibrated model described in the package documentation. It needs no data
-// beyond the constants below, is deterministic and symmetric, and is safe for
+// EmbeddedRouter finds driving routes without a network: on the embedded
+// road graph (data/roads.json) where a trip starts or ends in the service
+// area, and with the calibrated model below elsewhere, as the package
+// documentation describes. It is deterministic and symmetric, and safe for
 // concurrent use.
 type EmbeddedRouter struct{}
 
@@ -82,7 +83,15 @@ func (EmbeddedRouter) Route(ctx context.Context, from, to Place) (Route, error) 
 	if !from.Valid() || !to.Valid() {
 		return Route{}, fmt.Errorf("%w: invalid coordinates (%v,%v) -> (%v,%v)", ErrNoMatch, from.Lat, from.Lon, to.Lat, to.Lon)
 	}
-	return estimate(latLon{from.Lat, from.Lon}, latLon{to.Lat, to.Lon}), nil
+	g, err := loadRoads()
+	if err != nil { // the embedded data is broken: a build defect, caught by the tests
+		return Route{}, fmt.Errorf("%w: road graph: %w", ErrUnavailable, err)
+	}
+	a, b := latLon{from.Lat, from.Lon}, latLon{to.Lat, to.Lon}
+	if r, ok := g.route(a, b); ok {
+		return r, nil
+	}
+	return estimate(a, b), nil
 }
 
 func gc(a, b latLon) float64 { return haversine(a.lat, a.lon, b.lat, b.lon) }
@@ -103,16 +112,19 @@ func estimate(a, b latLon) Route {
 	if crossed {
 		road += crossingAllowanceMeters
 	}
-	secs := overheadSeconds + driveSeconds(road)
-	for _, p := range [...]latLon{a, b} {
-		for _, c := range cityCores {
-			if gc(p, c) <= cityCoreRadiusMeters {
-				secs += cityCoreSeconds
-				break
-			}
+	secs := overheadSeconds + driveSeconds(road) + cityCoreDelay(a) + cityCoreDelay(b)
+	return Route{DistanceMeters: road, DurationSeconds: secs}
+}
+
+// cityCoreDelay is the time lost in a city centre's traffic by a trip that
+// starts or ends at p.
+func cityCoreDelay(p latLon) float64 {
+	for _, c := range cityCores {
+		if gc(p, c) <= cityCoreRadiusMeters {
+			return cityCoreSeconds
 		}
 	}
-	return Route{DistanceMeters: road, DurationSeconds: secs}
+	return 0
 }
 
 func detourFactor(km float64) float64 {

@@ -7,8 +7,6 @@ import (
 	"testing"
 )
 
-const metersPerMile = 1609.344
-
 // The server quotes distanceMiles = round(m / 1609.344) and durationSeconds =
 // round(s / 60) * 60; these helpers compute the same.
 func quotedMiles(r Route) float64   { return math.Round(r.DistanceMeters / metersPerMile) }

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,9 +23,37 @@ const DefaultTimeout = 5 * time.Second
 // usage policy requires.
 const DefaultUserAgent = "trident-mcp/0.1 (+https://tridenttaxis.online)"
 
+// DefaultNominatimMinInterval is the spacing [NewNominatim] keeps between
+// requests unless told otherwise: the public nominatim.openstreetmap.org's
+// usage policy allows one request a second.
+const DefaultNominatimMinInterval = time.Second
+
+// Defaults of the guard every HTTP back end runs behind (see guard.go).
+const (
+	// DefaultCacheSize and DefaultCacheTTL bound the answer cache: a few
+	// thousand places and routes, each about a hundred bytes, kept ten
+	// minutes (places and road networks change far more slowly; the TTL is
+	// there so that a corrected OSM entry shows up the same hour).
+	DefaultCacheSize = 4096
+	DefaultCacheTTL  = 10 * time.Minute
+	// DefaultBreakerFailures consecutive failed exchanges open the circuit
+	// breaker, which then fails calls at once for DefaultBreakerOpen before
+	// letting one probe through.
+	DefaultBreakerFailures = 5
+	DefaultBreakerOpen     = 30 * time.Second
+)
+
 // maxResponseBytes caps how much of a reply is read: both APIs answer these
-// queries in a few kilobytes.
+// queries in a few kilobytes, so a larger reply is refused, not parsed.
 const maxResponseBytes = 1 << 20
+
+// maxResponseHeaderBytes caps a reply's header block (the transport's own
+// default is 1 MB).
+const maxResponseHeaderBytes = 64 << 10
+
+// maxCoolDown caps how long a Retry-After can silence a back end, so that a
+// wrong or hostile header cannot switch it off for days.
+const maxCoolDown = 15 * time.Minute
 
 // Option configures an HTTP back end ([NewNominatim], [NewOSRM]).
 type Option func(*httpConfig)
@@ -32,19 +62,42 @@ type httpConfig struct {
 	timeout   time.Duration
 	userAgent string
 	limiter   *rate.Limiter // nil: no client-side limit
+	client    *http.Client
+	logger    *slog.Logger // nil: slog.Default() when logging
+
+	cacheSize int           // 0: no cache
+	cacheTTL  time.Duration // 0: no cache
+
+	breakerFailures int           // 0: no breaker
+	breakerOpen     time.Duration // > 0; also the cool-down after a 429 that names no time
+
+	now func() time.Time // the cool-down's clock; tests replace it
 }
 
 func newHTTPConfig(opts []Option) httpConfig {
-	c := httpConfig{timeout: DefaultTimeout, userAgent: DefaultUserAgent}
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	// Up to this many connections stay open per engine between calls, so a
+	// burst of distinct lookups reuses them instead of redialling (the
+	// default is 2).
+	t.MaxIdleConnsPerHost = 32
+	t.MaxResponseHeaderBytes = maxResponseHeaderBytes
+	c := httpConfig{
+		timeout: DefaultTimeout, userAgent: DefaultUserAgent, client: &http.Client{Transport: t},
+		cacheSize: DefaultCacheSize, cacheTTL: DefaultCacheTTL,
+		breakerFailures: DefaultBreakerFailures, breakerOpen: DefaultBreakerOpen,
+		now: time.Now,
+	}
 	for _, o := range opts {
 		o(&c)
 	}
 	return c
 }
 
-// WithTimeout bounds each request, connection to last byte (default
-// [DefaultTimeout]; zero or negative keeps the default). The caller's context
-// deadline still applies when it is sooner.
+// WithTimeout bounds each call, from waiting on the client-side rate limit
+// to the reply's last byte (default [DefaultTimeout]; zero or negative
+// keeps the default). A caller whose context ends sooner gets its error at
+// once; the exchange itself runs on, at most this long, so that callers
+// sharing it and the cache still get its answer.
 func WithTimeout(d time.Duration) Option {
 	return func(h *httpConfig) {
 		if d > 0 {
@@ -64,8 +117,10 @@ func WithUserAgent(ua string) Option {
 
 // WithMinInterval spaces requests at least d apart (one burst allowed), as
 // the public Nominatim's usage policy asks (one request a second). A request
-// that would have to wait past its context's deadline fails at once with
-// [ErrUnavailable]. Zero or negative means no limit (the default).
+// that would have to wait past its timeout fails at once with
+// [ErrUnavailable]. Zero or negative means no limit, for a self-hosted
+// engine. [NewNominatim] defaults to [DefaultNominatimMinInterval], [NewOSRM]
+// to no limit.
 func WithMinInterval(d time.Duration) Option {
 	return func(h *httpConfig) {
 		if d > 0 {
@@ -74,6 +129,50 @@ func WithMinInterval(d time.Duration) Option {
 			h.limiter = nil
 		}
 	}
+}
+
+// WithCache keeps up to size answers for ttl each: places, routes and
+// "no such place" or "no road" (which are deterministic), never failures.
+// Zero or negative size or ttl turns the cache off. Default:
+// [DefaultCacheSize] answers for [DefaultCacheTTL].
+func WithCache(size int, ttl time.Duration) Option {
+	return func(h *httpConfig) {
+		if size <= 0 || ttl <= 0 {
+			size, ttl = 0, 0
+		}
+		h.cacheSize, h.cacheTTL = size, ttl
+	}
+}
+
+// WithBreaker opens the circuit breaker after failures consecutive failed
+// exchanges (timeouts, transport errors, 5xx, replies that break the API)
+// and keeps it open for open (zero or negative: [DefaultBreakerOpen])
+// before one probe may pass; zero or negative failures turns the breaker
+// off. Default: [DefaultBreakerFailures], [DefaultBreakerOpen].
+func WithBreaker(failures int, open time.Duration) Option {
+	return func(h *httpConfig) {
+		if failures <= 0 {
+			failures = 0
+		}
+		if open <= 0 {
+			open = DefaultBreakerOpen
+		}
+		h.breakerFailures, h.breakerOpen = failures, open
+	}
+}
+
+// WithLogger receives a warning when the breaker opens or a back end asks
+// for a cool-down, and a note when the breaker closes again (default: the
+// slog.Default() of the moment).
+func WithLogger(l *slog.Logger) Option {
+	return func(h *httpConfig) { h.logger = l }
+}
+
+func (h *httpConfig) log() *slog.Logger {
+	if h.logger != nil {
+		return h.logger
+	}
+	return slog.Default()
 }
 
 // BackendError describes a failed exchange with an HTTP back end. It wraps
@@ -88,6 +187,10 @@ type BackendError struct {
 	Message    string // what went wrong, in words
 	Body       string // start of the response body, for logs
 	Err        error  // the cause: a transport or decoding error, or nil
+	// RetryAfter is how long the back end asked to be left alone (a 429's
+	// or 503's Retry-After), or what is left of that cool-down when the
+	// call was refused without being sent; 0 when unknown.
+	RetryAfter time.Duration
 
 	class error
 }
@@ -117,29 +220,24 @@ func (e *BackendError) Unwrap() []error {
 
 // reply is one HTTP exchange's outcome.
 type reply struct {
-	status int
-	body   []byte
+	status     int
+	body       []byte
+	retryAfter time.Duration // from the Retry-After header; 0 when absent or unreadable
 }
 
-// get performs a GET with the configured timeout and User-Agent. Transport
-// failures (refused, reset, timeout, cancelled) come back as a
-// [BackendError] of class [ErrUnavailable]; any HTTP status is returned for
-// the caller to judge.
+// get performs a GET with the configured User-Agent; ctx bounds it (the
+// guard gives it the timeout). Transport failures (refused, reset,
+// timeout, a body cut short) and replies over [maxResponseBytes] come back
+// as a [BackendError] of class [ErrUnavailable]; any HTTP status is
+// returned for the caller to judge.
 func (h *httpConfig) get(ctx context.Context, backend, u string) (reply, error) {
-	ctx, cancel := context.WithTimeout(ctx, h.timeout)
-	defer cancel()
-	if h.limiter != nil {
-		if err := h.limiter.Wait(ctx); err != nil {
-			return reply{}, &BackendError{Backend: backend, URL: u, Message: "client-side rate limit", Err: err, class: ErrUnavailable}
-		}
-	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return reply{}, &BackendError{Backend: backend, URL: u, Message: "bad request URL", Err: err, class: ErrUnavailable}
 	}
 	req.Header.Set("User-Agent", h.userAgent)
 	req.Header.Set("Accept", "application/json")
-	resp, err := http.DefaultClient.Do(req) // the timeout is on ctx, per request
+	resp, err := h.client.Do(req)
 	if err != nil {
 		msg := "request failed"
 		if errors.Is(err, context.DeadlineExceeded) {
@@ -148,11 +246,38 @@ func (h *httpConfig) get(ctx context.Context, backend, u string) (reply, error) 
 		return reply{}, &BackendError{Backend: backend, URL: u, Message: msg, Err: err, class: ErrUnavailable}
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
 	if err != nil {
 		return reply{}, &BackendError{Backend: backend, URL: u, StatusCode: resp.StatusCode, Message: "reading response failed", Err: err, class: ErrUnavailable}
 	}
-	return reply{status: resp.StatusCode, body: body}, nil
+	rep := reply{status: resp.StatusCode, body: body, retryAfter: parseRetryAfter(resp.Header.Get("Retry-After"), h.now())}
+	if len(body) > maxResponseBytes {
+		return reply{}, &BackendError{Backend: backend, URL: u, StatusCode: resp.StatusCode, Message: fmt.Sprintf("reply larger than %d bytes", maxResponseBytes), Body: snippet(body), class: ErrUnavailable}
+	}
+	return rep, nil
+}
+
+// parseRetryAfter reads a Retry-After header (RFC 9110 section 10.2.3):
+// delay-seconds or an HTTP date, relative to now. It returns 0 for an
+// absent, unreadable or past value, and at most [maxCoolDown].
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	var d time.Duration
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs <= 0 {
+			return 0
+		}
+		if secs > int64(maxCoolDown/time.Second) {
+			return maxCoolDown
+		}
+		d = time.Duration(secs) * time.Second
+	} else if at, err := http.ParseTime(v); err == nil {
+		d = at.Sub(now)
+	}
+	return min(max(d, 0), maxCoolDown)
 }
 
 func snippet(b []byte) string {

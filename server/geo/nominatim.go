@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Nominatim geocodes with a Nominatim server's /search API
@@ -16,18 +18,28 @@ import (
 // (the public instance allows one request a second) and could match a
 // "Main Street" somewhere.
 type Nominatim struct {
-	base string
-	http httpConfig
+	base  string
+	http  httpConfig
+	guard *guard[Place]
 }
 
 var _ Geocoder = (*Nominatim)(nil)
 
 // NewNominatim returns a geocoder for the Nominatim server at baseURL
 // (e.g. "https://nominatim.openstreetmap.org" or a self-hosted
-// "http://localhost:8088").
+// "http://localhost:8088"). It sends at most one request a second
+// ([DefaultNominatimMinInterval], as the public instance's usage policy
+// asks) unless [WithMinInterval] says otherwise, and runs behind the cache,
+// breaker and cool-down every HTTP back end has (see [WithCache],
+// [WithBreaker]).
 func NewNominatim(baseURL string, opts ...Option) *Nominatim {
-	return &Nominatim{base: baseURL, http: newHTTPConfig(opts)}
+	n := &Nominatim{base: baseURL, http: newHTTPConfig(append([]Option{WithMinInterval(DefaultNominatimMinInterval)}, opts...))}
+	n.guard = newGuard[Place]("nominatim", &n.http)
+	return n
 }
+
+// Stats reports what the geocoder did since it was built.
+func (n *Nominatim) Stats() Stats { return n.guard.stats() }
 
 // nominatimPlace is one element of a format=jsonv2 /search reply. Nominatim
 // sends lat and lon as strings. "category" is jsonv2's name for the older
@@ -53,9 +65,12 @@ type nominatimPlace struct {
 }
 
 // Geocode resolves query with Nominatim. An empty result is [ErrNoMatch];
-// transport failures, timeouts, non-2xx replies and malformed JSON are
-// [ErrUnavailable] (as a [*BackendError]).
+// transport failures, timeouts, non-2xx replies, malformed JSON, an open
+// breaker and a cool-down are [ErrUnavailable] (as a [*BackendError]).
 func (n *Nominatim) Geocode(ctx context.Context, query string) (Place, error) {
+	if p, ok, err := coordinatePlace(query); ok { // a coordinate pair needs no search
+		return p, err
+	}
 	if err := screen(query); err != nil {
 		return Place{}, err
 	}
@@ -69,12 +84,20 @@ func (n *Nominatim) Geocode(ctx context.Context, query string) (Place, error) {
 		"accept-language": {"en-GB,en"},
 	}
 	u := joinURL(n.base, "/search") + "?" + v.Encode()
-	rep, err := n.http.get(ctx, "nominatim", u)
-	if err != nil {
-		return Place{}, err
-	}
+	return n.guard.do(ctx, u, func(ctx context.Context) (Place, error) {
+		rep, err := n.http.get(ctx, "nominatim", u)
+		if err != nil {
+			return Place{}, err
+		}
+		return readNominatim(rep, u, query)
+	})
+}
+
+// readNominatim reads the reply to the /search request u for query. It
+// trusts nothing in it: every field that reaches a [Place] is checked.
+func readNominatim(rep reply, u, query string) (Place, error) {
 	fail := func(msg string, cause error) error {
-		return &BackendError{Backend: "nominatim", URL: u, StatusCode: rep.status, Message: msg, Body: snippet(rep.body), Err: cause, class: ErrUnavailable}
+		return &BackendError{Backend: "nominatim", URL: u, StatusCode: rep.status, Message: msg, Body: snippet(rep.body), Err: cause, RetryAfter: rep.retryAfter, class: ErrUnavailable}
 	}
 	if rep.status < 200 || rep.status > 299 {
 		return Place{}, fail("unexpected status", nil)
@@ -92,14 +115,29 @@ func (n *Nominatim) Geocode(ctx context.Context, query string) (Place, error) {
 	}
 	lat, err1 := strconv.ParseFloat(r.Lat, 64)
 	lon, err2 := strconv.ParseFloat(r.Lon, 64)
-	pl := Place{Lat: lat, Lon: lon, Kind: nominatimKind(r), Postcode: r.Address["postcode"], Name: nominatimName(r)}
+	pl := Place{Lat: lat, Lon: lon, Kind: nominatimKind(r), Postcode: wireText(r.Address["postcode"], 16), Name: wireText(nominatimName(r), 200)}
 	if err1 != nil || err2 != nil || !pl.Valid() {
 		return Place{}, fail("result has bad coordinates "+strconv.Quote(r.Lat)+","+strconv.Quote(r.Lon), nil)
 	}
-	if pl.Kind == KindAirport {
-		pl.IATA = strings.ToUpper(r.ExtraTags["iata"])
+	if iata := strings.ToUpper(r.ExtraTags["iata"]); pl.Kind == KindAirport && len(iata) == 3 && strings.Trim(iata, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") == "" {
+		pl.IATA = iata
 	}
 	return pl, nil
+}
+
+// wireText makes a string from a reply fit to show: valid UTF-8, no control
+// characters, at most n runes. A back end's data is not ours to trust.
+func wireText(s string, n int) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
+	if utf8.RuneCountInString(s) > n {
+		s = string([]rune(s)[:n])
+	}
+	return strings.TrimSpace(s)
 }
 
 // nominatimKind maps OSM tags to a [Kind]. Anything named that is not a

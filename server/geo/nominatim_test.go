@@ -50,7 +50,7 @@ func TestNominatimGeocode(t *testing.T) {
 		"12 Sinclair Street, Helensburgh": {status: 200, file: "nominatim/sinclair_street.json"},
 		"Dumbarton":                       {status: 200, file: "nominatim/dumbarton.json"},
 	})
-	n := NewNominatim(ts.URL+"/", WithUserAgent("trident-test/1.0"))
+	n := NewNominatim(ts.URL+"/", WithUserAgent("trident-test/1.0"), WithMinInterval(0))
 	tests := []struct {
 		query string
 		want  Place
@@ -82,7 +82,8 @@ func TestNominatimFailures(t *testing.T) {
 		"Empty Body 200":   {status: 200},
 		"Server Error 500": {status: 500},
 	})
-	n := NewNominatim(ts.URL, WithUserAgent("trident-test/1.0"))
+	// No breaker: these replies would open it (guard_test.go tests that).
+	n := NewNominatim(ts.URL, WithUserAgent("trident-test/1.0"), WithMinInterval(0), WithBreaker(0, 0))
 	tests := []struct {
 		query      string
 		want       error
@@ -136,7 +137,7 @@ func TestNominatimTimeout(t *testing.T) {
 
 func TestNominatimCallerCancel(t *testing.T) {
 	ts := blockingServer(t)
-	n := NewNominatim(ts.URL) // default 5 s timeout: the caller's context must win
+	n := NewNominatim(ts.URL, WithTimeout(time.Minute)) // the caller's context must win
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err := n.Geocode(ctx, "Glasgow Airport")
@@ -184,16 +185,17 @@ func TestNominatimKind(t *testing.T) {
 
 func TestNominatimMinInterval(t *testing.T) {
 	ts, calls := nominatimServer(t, map[string]fixture{"Dumbarton": {status: 200, file: "nominatim/dumbarton.json"}})
-	n := NewNominatim(ts.URL, WithUserAgent("trident-test/1.0"), WithMinInterval(time.Hour))
+	n := NewNominatim(ts.URL, WithUserAgent("trident-test/1.0"), WithMinInterval(time.Hour), WithCache(0, 0))
 	if _, err := n.Geocode(context.Background(), "Dumbarton"); err != nil {
 		t.Fatalf("first call: %v", err)
 	}
-	// The second call would wait an hour; with a 50 ms deadline the limiter
-	// refuses at once instead of sleeping.
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	if _, err := n.Geocode(ctx, "Dumbarton"); !errors.Is(err, ErrUnavailable) {
+	// The second call would wait an hour, longer than its timeout, so the
+	// limiter refuses at once instead of sleeping.
+	if _, err := n.Geocode(context.Background(), "Dumbarton"); !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("second call = %v, want ErrUnavailable", err)
+	}
+	if s := n.Stats(); s.Refused != 1 || s.Requests != 1 {
+		t.Errorf("stats %+v, want 1 request and 1 refusal", s)
 	}
 	if got := calls.Load(); got != 1 {
 		t.Errorf("server saw %d calls, want 1", got)

@@ -18,17 +18,28 @@ import (
 // "InvalidQuery", "InvalidValue", ...), a non-2xx status without a code, a
 // malformed reply, a transport failure or a timeout is [ErrUnavailable].
 type OSRM struct {
-	base string
-	http httpConfig
+	base  string
+	http  httpConfig
+	guard *guard[Route]
 }
 
 var _ Router = (*OSRM)(nil)
 
 // NewOSRM returns a router for the OSRM server at baseURL
-// (e.g. "http://localhost:5000").
+// (e.g. "http://localhost:5000"), behind the cache, breaker and cool-down
+// every HTTP back end has (see [WithCache], [WithBreaker]).
 func NewOSRM(baseURL string, opts ...Option) *OSRM {
-	return &OSRM{base: baseURL, http: newHTTPConfig(opts)}
+	o := &OSRM{base: baseURL, http: newHTTPConfig(opts)}
+	o.guard = newGuard[Route]("osrm", &o.http)
+	return o
 }
+
+// Stats reports what the router did since it was built.
+func (o *OSRM) Stats() Stats { return o.guard.stats() }
+
+// maxRouteMeters is the longest believable road route: once round the
+// Earth. A longer distance is a broken reply, not a trip to price.
+const maxRouteMeters = 40_075_000
 
 type osrmReply struct {
 	Code    string `json:"code"`
@@ -56,12 +67,19 @@ func (o *OSRM) Route(ctx context.Context, from, to Place) (Route, error) {
 		return strconv.FormatFloat(p.Lon, 'f', 6, 64) + "," + strconv.FormatFloat(p.Lat, 'f', 6, 64)
 	}
 	u := joinURL(o.base, "/route/v1/driving/"+coord(from)+";"+coord(to)) + "?overview=false"
-	rep, err := o.http.get(ctx, "osrm", u)
-	if err != nil {
-		return Route{}, err
-	}
+	return o.guard.do(ctx, u, func(ctx context.Context) (Route, error) {
+		rep, err := o.http.get(ctx, "osrm", u)
+		if err != nil {
+			return Route{}, err
+		}
+		return readOSRM(rep, u)
+	})
+}
+
+// readOSRM reads the reply to the route request u, trusting nothing in it.
+func readOSRM(rep reply, u string) (Route, error) {
 	fail := func(class error, code, msg string, cause error) error {
-		return &BackendError{Backend: "osrm", URL: u, StatusCode: rep.status, Code: code, Message: msg, Body: snippet(rep.body), Err: cause, class: class}
+		return &BackendError{Backend: "osrm", URL: u, StatusCode: rep.status, Code: code, Message: msg, Body: snippet(rep.body), Err: cause, RetryAfter: rep.retryAfter, class: class}
 	}
 	var r osrmReply
 	jerr := json.Unmarshal(rep.body, &r)
@@ -82,7 +100,7 @@ func (o *OSRM) Route(ctx context.Context, from, to Place) (Route, error) {
 		return Route{}, fail(ErrUnavailable, r.Code, "reply has no routes", nil)
 	}
 	d, t := r.Routes[0].Distance, r.Routes[0].Duration
-	if math.IsNaN(d) || math.IsInf(d, 0) || d < 0 || math.IsNaN(t) || math.IsInf(t, 0) || t < 0 {
+	if math.IsNaN(d) || math.IsInf(d, 0) || d < 0 || d > maxRouteMeters || math.IsNaN(t) || math.IsInf(t, 0) || t < 0 {
 		return Route{}, fail(ErrUnavailable, r.Code, fmt.Sprintf("reply has bad distance %v or duration %v", d, t), nil)
 	}
 	return Route{DistanceMeters: d, DurationSeconds: t}, nil

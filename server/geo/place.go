@@ -21,6 +21,7 @@ const (
 	KindAddress  Kind = "address"  // a street address (HTTP back ends only)
 	KindPostcode Kind = "postcode" // a postcode, resolved to its own or its district's position
 	KindTown     Kind = "town"
+	KindPoint    Kind = "point" // a coordinate pair the caller gave, not at an airport
 )
 
 // Place is a resolved pickup or dropoff.

@@ -1,11 +1,14 @@
 // Package metrics defines the server's Prometheus metrics in one place, so
 // their names, labels and buckets are reviewed together and label values
-// stay a closed set (tool names are the contract's, outcomes the error
-// catalogue's), which keeps series cardinality bounded whatever clients send.
+// stay a closed set (endpoints are the mounted paths, tool names the
+// contracts', outcomes the error catalogue's), which keeps series
+// cardinality bounded whatever clients send. One Metrics serves every
+// endpoint of a host: each per-call series carries an endpoint label
+// holding the endpoint's path.
 //
 //	m, err := metrics.New(reg)
 //	if err != nil { ... }
-//	m.ObserveToolCall("estimate_fare", metrics.OutcomeOK, elapsed)
+//	m.ObserveToolCall("/mcp", "estimate_fare", metrics.OutcomeOK, elapsed)
 package metrics
 
 import (
@@ -45,18 +48,18 @@ var latencyBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25
 
 // New creates the collectors and registers them with reg. It fails when reg
 // already holds collectors of these names (say, a registry shared by two
-// servers), rather than panicking as MustRegister would.
+// hosts), rather than panicking as MustRegister would.
 func New(reg prometheus.Registerer) (*Metrics, error) {
 	m := &Metrics{
 		toolCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "trident_mcp_tool_calls_total",
-			Help: "tools/call requests by tool and outcome (ok, or the error catalogue code in lower case).",
-		}, []string{"tool", "outcome"}),
+			Help: "tools/call requests by endpoint, tool and outcome (ok, or the error catalogue code in lower case).",
+		}, []string{"endpoint", "tool", "outcome"}),
 		toolDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "trident_mcp_tool_call_duration_seconds",
-			Help:    "Time to answer a tools/call, validation to result, by tool and outcome.",
+			Help:    "Time to answer a tools/call, validation to result, by endpoint, tool and outcome.",
 			Buckets: latencyBuckets,
-		}, []string{"tool", "outcome"}),
+		}, []string{"endpoint", "tool", "outcome"}),
 		httpRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "trident_mcp_http_requests_total",
 			Help: "HTTP requests by route and status code.",
@@ -68,8 +71,8 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 		}, []string{"route"}),
 		rateLimited: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "trident_mcp_rate_limited_total",
-			Help: "Calls refused with 429 by the optional limiter, by tool.",
-		}, []string{"tool"}),
+			Help: "Calls refused with 429 by the optional limiter, by endpoint and tool.",
+		}, []string{"endpoint", "tool"}),
 		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "trident_mcp_http_in_flight_requests",
 			Help: "HTTP requests being served.",
@@ -83,10 +86,11 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 	return m, nil
 }
 
-// ObserveToolCall records one finished tools/call.
-func (m *Metrics) ObserveToolCall(tool, outcome string, d time.Duration) {
-	m.toolCalls.WithLabelValues(tool, outcome).Inc()
-	m.toolDuration.WithLabelValues(tool, outcome).Observe(d.Seconds())
+// ObserveToolCall records one finished tools/call of the endpoint at path
+// endpoint.
+func (m *Metrics) ObserveToolCall(endpoint, tool, outcome string, d time.Duration) {
+	m.toolCalls.WithLabelValues(endpoint, tool, outcome).Inc()
+	m.toolDuration.WithLabelValues(endpoint, tool, outcome).Observe(d.Seconds())
 }
 
 // ObserveHTTP records one finished HTTP request; route is the mux pattern,
@@ -101,8 +105,11 @@ func (m *Metrics) ObserveHTTP(route string, code int, d time.Duration) {
 	m.httpDuration.WithLabelValues(route).Observe(d.Seconds())
 }
 
-// RateLimited counts one refusal by the limiter.
-func (m *Metrics) RateLimited(tool string) { m.rateLimited.WithLabelValues(tool).Inc() }
+// RateLimited counts one refusal by the limiter of the endpoint at path
+// endpoint.
+func (m *Metrics) RateLimited(endpoint, tool string) {
+	m.rateLimited.WithLabelValues(endpoint, tool).Inc()
+}
 
 // InFlight tracks requests being served: call the returned func when done.
 func (m *Metrics) InFlight() func() {

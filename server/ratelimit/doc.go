@@ -1,6 +1,6 @@
 // Package ratelimit is the optional per-client limiter in front of the tools.
 //
-// The seed's endpoint enforces no limit yet; it publishes suggested caps
+// The specification's endpoint enforces no limit yet; it publishes suggested caps
 // (estimate_fare at most 30 a minute and 2 at once, start_booking at most 10
 // a minute per end user, get_service_info cached by clients) and promises
 // that a real limiter will answer HTTP 429 with Retry-After. [SeedPolicy]

@@ -18,7 +18,7 @@ type Rule struct {
 	// Concurrent caps calls in flight at once. Zero: no cap.
 	Concurrent int
 	// ByEndUser keys the rule on the authenticated end user rather than the
-	// client (the seed's start_booking cap is "per end user"). The server
+	// client (the specification's start_booking cap is "per end user"). The server
 	// falls back to the client when the caller is anonymous.
 	ByEndUser bool
 }
@@ -28,9 +28,9 @@ type Policy struct {
 	Tools map[string]Rule
 }
 
-// SeedPolicy is the seed's "Recommended client behavior" table made into
+// SeedPolicy is the specification's "Recommended client behavior" table made into
 // server-side caps: estimate_fare ≤30/min and ≤2 concurrent, start_booking
-// ≤10/min per end user, get_service_info generous (120/min: the seed asks
+// ≤10/min per end user, get_service_info generous (120/min: the specification asks
 // clients to cache it for a day, so this only stops a runaway loop).
 func SeedPolicy() Policy {
 	return Policy{Tools: map[string]Rule{
@@ -41,7 +41,7 @@ func SeedPolicy() Policy {
 }
 
 // idleEvict is how long an unused client entry is kept. Every bucket of the
-// seed policy refills within a minute, so an entry idle this long holds the
+// SeedPolicy refills within a minute, so an entry idle this long holds the
 // same state as a new one and forgetting it changes nothing.
 const idleEvict = 5 * time.Minute
 

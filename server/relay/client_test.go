@@ -4,7 +4,8 @@ import (
 	"testing"
 
 	"github.com/tridenttaxis/trident-mcp/client"
-	relaycodes "github.com/tridenttaxis/trident-mcp/gen/relay/errcodes"
+	relayclient "github.com/tridenttaxis/trident-mcp/client/relay"
+	relaycodes "github.com/tridenttaxis/trident-mcp/gen/errcodes"
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/server/relay"
 )
@@ -12,7 +13,8 @@ import (
 // The generated client methods reach every Relay tool, and a refusal comes
 // back as a ToolError whose code and Refusal the client recognises.
 func TestTypedClient(t *testing.T) {
-	_, c := fakeRelay(t, nil, &fakeSource{quotes: []relay.Quote{quote("uberx", 5200, 6100)}}, nil)
+	_, gc := fakeRelay(t, nil, &fakeSource{quotes: []relay.Quote{quote("uberx", 5200, 6100)}}, nil)
+	c := &relayclient.Client{Client: gc}
 	ctx := t.Context()
 	out, err := c.SearchRides(ctx, mcptypes.SearchRidesInput{Pickup: &jfk, Dropoff: &timesSquare, PartySize: ptr(int64(2))})
 	if err != nil || out.Status != "ok" {
@@ -34,7 +36,7 @@ func TestTypedClient(t *testing.T) {
 	bad := out.Options[0]
 	bad.Price.AmountMinor++
 	_, err = c.CompareRides(ctx, mcptypes.CompareRidesInput{Options: []mcptypes.RideOption{bad}, Context: &rc})
-	r, ok := client.RelayRefusal(err)
+	r, ok := relayclient.Refusal(err)
 	if !ok || r.Status != mcptypes.RefusalStatusInvalidOption || client.CodeOf(err) != client.Code(relaycodes.RelayInvalidOption) {
 		t.Errorf("refusal %v: %+v, code %q", err, r, client.CodeOf(err))
 	}

@@ -2,15 +2,19 @@ package relay
 
 import (
 	"fmt"
+	"log/slog"
 	"net"
 	"time"
+
+	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
 )
 
 // OptionsFromEnv reads Relay's configuration variables through lookup
 // (os.LookupEnv in the binary): RELAY_SIGNING_KEYS, RELAY_OPTION_TTL,
-// RELAY_PROVIDERS_FILE and RELAY_TRIDENT_URL. selfMCP is this server's own
+// RELAY_RESOURCE_URL, RELAY_PROVIDERS_FILE and RELAY_TRIDENT_URL. selfMCP is this server's own
 // Trident endpoint, the Trident source when RELAY_TRIDENT_URL is unset; set
-// and empty, it disables the source.
+// and empty, it disables the source. RELAY_RESOURCE_URL is the endpoint's
+// resource URI (zero: the host's public base URL + /mcp/rides).
 func OptionsFromEnv(lookup func(string) (string, bool), selfMCP string) (*Options, error) {
 	o := &Options{Sources: map[string]Source{}}
 	if v, ok := lookup("RELAY_SIGNING_KEYS"); ok && v != "" {
@@ -30,6 +34,7 @@ func OptionsFromEnv(lookup func(string) (string, bool), selfMCP string) (*Option
 		}
 		o.OptionTTL = d
 	}
+	o.ResourceURL, _ = lookup("RELAY_RESOURCE_URL")
 	path, _ := lookup("RELAY_PROVIDERS_FILE")
 	reg, err := LoadRegistry(path)
 	if err != nil {
@@ -48,6 +53,21 @@ func OptionsFromEnv(lookup func(string) (string, bool), selfMCP string) (*Option
 		o.Sources["trident"] = src
 	}
 	return o, nil
+}
+
+// FromEnv builds the Relay endpoint from the environment (see
+// [OptionsFromEnv]) for the host to mount beside Trident's.
+func FromEnv(lookup func(string) (string, bool), selfMCP string, logger *slog.Logger) (*mcphttp.Endpoint, error) {
+	o, err := OptionsFromEnv(lookup, selfMCP)
+	if err != nil {
+		return nil, err
+	}
+	o.Logger = logger
+	s, err := New(o)
+	if err != nil {
+		return nil, err
+	}
+	return s.Endpoint(), nil
 }
 
 // SelfMCPURL is the loopback URL of this server's own Trident endpoint for

@@ -3,12 +3,14 @@ package relay_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
 	"github.com/tridenttaxis/trident-mcp/server/relay"
 )
 
@@ -31,17 +33,19 @@ func FuzzSearchInput(f *testing.F) {
 	h := s.Handlers()[mcptypes.ToolSearchRides]
 	f.Fuzz(func(t *testing.T, args []byte) {
 		res, err := h(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: mcptypes.ToolSearchRides, Arguments: json.RawMessage(args)}})
-		if err != nil {
-			t.Fatalf("error instead of a result: %v", err)
+		var te *mcphttp.ToolError
+		if err != nil && !errors.As(err, &te) {
+			t.Fatalf("neither a result nor a refusal: %v", err)
 		}
-		b, _ := json.Marshal(res.StructuredContent)
-		if res.IsError {
+		if te != nil {
+			b, _ := json.Marshal(te.Structured)
 			var r mcptypes.Refusal
-			if json.Unmarshal(b, &r) != nil || (r.Status != "invalid_arguments" && r.Status != "invalid_context") {
+			if json.Unmarshal(b, &r) != nil || (r.Status != "invalid_arguments" && r.Status != "invalid_context") || te.Text != string(b) {
 				t.Fatalf("refusal %s", b)
 			}
 			return
 		}
+		b, _ := json.Marshal(res.StructuredContent)
 		var out mcptypes.SearchRidesResult
 		if err := json.Unmarshal(b, &out); err != nil || out.Options == nil || out.RelayContext.Verification.Signature == "" {
 			t.Fatalf("result %s: %v", b, err)

@@ -7,8 +7,9 @@ import (
 	"time"
 
 	"github.com/tridenttaxis/trident-mcp/client"
-	trident "github.com/tridenttaxis/trident-mcp/gen/mcptypes"
+	tridentclient "github.com/tridenttaxis/trident-mcp/client/trident"
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
+	tridenttypes "github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/server/relay"
 )
 
@@ -30,7 +31,7 @@ func handoff(tb testing.TB, c *client.Client, args map[string]any) mcptypes.Ride
 func TestTridentHandoffIsItsPrefilledBookingLink(t *testing.T) {
 	_, c, tridentURL := tridentRelay(t, relay.Options{Now: func() time.Time { return dayClock }})
 	out := search(t, c, map[string]any{"pickup": helensburgh, "dropoff": glasgowAir, "party_size": 2})
-	tc, err := client.New(tridentURL)
+	tc, err := tridentclient.New(tridentURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +41,7 @@ func TestTridentHandoffIsItsPrefilledBookingLink(t *testing.T) {
 	}
 	for _, vt := range []string{"saloon", "mpv", "wav"} {
 		h := handoff(t, c, map[string]any{"option": byID[vt], "context": out.RelayContext})
-		want, err := tc.StartBooking(context.Background(), trident.StartBookingInput{Pickup: pair(helensburgh), Dropoff: pair(glasgowAir), VehicleType: trident.StartBookingInputVehicleType(vt), Passengers: ptr(int64(2))})
+		want, err := tc.StartBooking(context.Background(), tridenttypes.StartBookingInput{Pickup: pair(helensburgh), Dropoff: pair(glasgowAir), VehicleType: tridenttypes.StartBookingInputVehicleType(vt), Passengers: ptr(int64(2))})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -12,13 +14,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/tridenttaxis/trident-mcp/client"
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/server"
-	"github.com/tridenttaxis/trident-mcp/server/geo"
 	"github.com/tridenttaxis/trident-mcp/server/relay"
+	"github.com/tridenttaxis/trident-mcp/server/trident"
 )
 
 // Coordinates of the places the done-when check names.
@@ -45,38 +45,19 @@ func (c *fakeClock) Add(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
-// coordinateGeocoder stands in for Trident's coordinate-pair support (the
-// roads work): a "lat,lng" that is one of the known test places resolves to
-// that place as the embedded geocoder knows it, so prices match the
-// address-based quote exactly; anything else goes to the embedded geocoder.
-type coordinateGeocoder struct {
-	geo.Geocoder
-	known map[string]string
-}
-
-func (g coordinateGeocoder) Geocode(ctx context.Context, q string) (geo.Place, error) {
-	if name, ok := g.known[q]; ok {
-		return g.Geocoder.Geocode(ctx, name)
-	}
-	return g.Geocoder.Geocode(ctx, q)
-}
-
 func pair(c mcptypes.Coordinates) string {
 	return strconv.FormatFloat(c.Latitude, 'f', -1, 64) + "," + strconv.FormatFloat(c.Longitude, 'f', -1, 64)
 }
 
-// startTrident serves a real Trident /mcp over HTTP.
+// startTrident serves a real Trident /mcp over HTTP, with the embedded
+// geocoder (which takes coordinate pairs) and a daytime clock.
 func startTrident(tb testing.TB) string {
 	tb.Helper()
-	emb, err := geo.NewEmbeddedGeocoder()
+	ep, err := trident.New(&trident.Options{Now: func() time.Time { return dayClock }, Logger: discard})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	srv, err := server.New(&server.Options{
-		Now:      func() time.Time { return dayClock },
-		Geocoder: coordinateGeocoder{Geocoder: emb, known: map[string]string{pair(helensburgh): "Helensburgh Central Station", pair(glasgowAir): "Glasgow Airport"}},
-		Logger:   discard,
-	})
+	srv, err := server.New(&server.Options{Logger: discard}, ep)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -85,15 +66,24 @@ func startTrident(tb testing.TB) string {
 	return ts.URL + "/mcp"
 }
 
-// serve puts a Relay server behind the go-sdk's stateless streamable
-// handler and returns a client for it.
+// hostURL mounts Relay on the project's host, behind the shared front
+// door, and returns the URL of /mcp/rides.
+func hostURL(tb testing.TB, s *relay.Server) (string, *http.Client) {
+	tb.Helper()
+	srv, err := server.New(&server.Options{Logger: discard}, s.Endpoint())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	tb.Cleanup(func() { ts.Close(); srv.Close() })
+	return ts.URL + relay.Path, ts.Client()
+}
+
+// serve mounts Relay on the host and returns a client for /mcp/rides.
 func serve(tb testing.TB, s *relay.Server) *client.Client {
 	tb.Helper()
-	m := s.MCPServer()
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return m }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
-	ts := httptest.NewServer(h)
-	tb.Cleanup(ts.Close)
-	c, err := client.New(ts.URL, client.WithHTTPClient(ts.Client()))
+	url, hc := hostURL(tb, s)
+	c, err := client.New(url, client.WithHTTPClient(hc))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -156,10 +146,15 @@ func search(tb testing.TB, c *client.Client, args any) mcptypes.SearchRidesResul
 func ptr[T any](v T) *T { return &v }
 
 // structuredOf returns a handler's structuredContent and whether it is a
-// refusal.
+// refusal (the front door's tool error).
 func structuredOf(tb testing.TB, res *mcp.CallToolResult, err error) (json.RawMessage, bool) {
 	tb.Helper()
-	if err != nil {
+	var te *mcphttp.ToolError
+	switch {
+	case errors.As(err, &te):
+		b, _ := json.Marshal(te.Structured)
+		return b, true
+	case err != nil:
 		tb.Fatalf("handler error: %v", err)
 	}
 	b, _ := json.Marshal(res.StructuredContent)

@@ -13,9 +13,9 @@ import (
 	"github.com/tridenttaxis/trident-mcp/server/geo"
 )
 
-// ProvidersFile is the path in [contracts.FS] of the shipped provider
-// registry, used when RELAY_PROVIDERS_FILE is not set.
-const ProvidersFile = contracts.RelayDir + "/providers.json"
+// ProvidersFile is the shipped provider registry in Relay's contract
+// folder, used when RELAY_PROVIDERS_FILE is not set.
+const ProvidersFile = "contracts/relay/providers.json"
 
 // Registry is the provider registry (providers.json): every provider Relay
 // knows, in registry order, the order sources are tried in when a search
@@ -100,7 +100,7 @@ func LoadRegistry(path string) (*Registry, error) {
 		err error
 	)
 	if path == "" {
-		b, err = contracts.ReadFile(ProvidersFile)
+		b, err = contracts.Relay.ReadFile("providers.json")
 	} else {
 		b, err = os.ReadFile(path)
 	}

@@ -15,9 +15,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tridenttaxis/trident-mcp/contracts"
-	"github.com/tridenttaxis/trident-mcp/gen/relay/errcodes"
+	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/server/auth"
+	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
 )
 
 // Defaults for the zero values of [Options].
@@ -64,6 +65,10 @@ type Options struct {
 	// Zero: slog.Default().
 	Logger *slog.Logger
 
+	// ResourceURL is the endpoint's canonical resource URI
+	// (RELAY_RESOURCE_URL). Zero: the host's public base URL + [Path].
+	ResourceURL string
+
 	// NewID mints the ids of sessions, journeys, intents, requests and
 	// options from a prefix ("ses", "opt", ...). Zero: prefix_ and 128
 	// random bits in hex. Tests set a counter to make answers reproducible.
@@ -74,18 +79,19 @@ type Options struct {
 // contracts/relay and their handlers. The MCP front door serves them at
 // /mcp/rides.
 type Server struct {
-	registry  *Registry
-	sources   map[string]Source
-	keys      *Keys
-	ttl       time.Duration
-	timeout   time.Duration
-	now       func() time.Time
-	log       *slog.Logger
-	manifest  *contracts.Manifest
-	inputs    inputSchemas
-	tools     []*mcp.Tool
-	cooldowns cooldowns
-	newID     func(prefix string) string
+	registry    *Registry
+	sources     map[string]Source
+	keys        *Keys
+	ttl         time.Duration
+	timeout     time.Duration
+	now         func() time.Time
+	log         *slog.Logger
+	manifest    *contracts.Manifest
+	inputs      inputSchemas
+	tools       []*mcp.Tool
+	cooldowns   cooldowns
+	newID       func(prefix string) string
+	resourceURL string
 }
 
 // New builds the endpoint. A broken contract, registry or configuration
@@ -102,6 +108,7 @@ func New(opts *Options) (*Server, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	s.resourceURL = o.ResourceURL
 	s.newID = o.NewID
 	if s.newID == nil {
 		s.newID = randomID
@@ -130,7 +137,7 @@ func New(opts *Options) (*Server, error) {
 			return nil, fmt.Errorf("relay: source %q is not an api provider of the registry", id)
 		}
 	}
-	if s.manifest, err = contracts.LoadManifestIn(contracts.RelayDir); err != nil {
+	if s.manifest, err = contracts.Relay.Manifest(); err != nil {
 		return nil, err
 	}
 	if s.inputs, err = compileInputs(s.manifest); err != nil {
@@ -184,15 +191,22 @@ func (s *Server) handlers() map[string]mcp.ToolHandler {
 	}
 }
 
-// MCPServer returns a go-sdk server carrying only Relay's tools, for
-// hosts and tests that serve it on their own.
-func (s *Server) MCPServer() *mcp.Server {
-	m := mcp.NewServer(&mcp.Implementation{Name: s.manifest.Server.Name, Title: "Relay rides", Version: s.manifest.Server.Version}, nil)
+// Path is where the host mounts Relay.
+const Path = "/mcp/rides"
+
+// Endpoint is Relay as an endpoint for the host to mount at [Path], beside
+// Trident's /mcp, behind the same front door.
+func (s *Server) Endpoint() *mcphttp.Endpoint {
+	ep := &mcphttp.Endpoint{
+		Path:           Path,
+		ResourceURL:    s.resourceURL,
+		Implementation: &mcp.Implementation{Name: s.manifest.Server.Name, Title: "Relay rides", Version: s.manifest.Server.Version},
+	}
 	h := s.handlers()
 	for _, t := range s.tools {
-		m.AddTool(t, h[t.Name])
+		ep.Tools = append(ep.Tools, mcphttp.Tool{Def: t, Handler: h[t.Name]})
 	}
-	return m
+	return ep
 }
 
 // marshal is JSON without HTML escaping: links keep their "&" readable in
@@ -226,15 +240,15 @@ type refusal struct {
 	cause error // logged, never sent
 }
 
-func (r *refusal) result() (*mcp.CallToolResult, error) { return result(r.out, true) }
-
-func (s *Server) refuse(ctx context.Context, tool string, r *refusal) (*mcp.CallToolResult, error) {
-	attrs := []any{slog.String("tool", tool), slog.String("status", string(r.out.Status))}
-	if r.cause != nil {
-		attrs = append(attrs, slog.String("cause", r.cause.Error()))
+// refuse answers r as the front door's tool error: a result with isError
+// true, the Refusal as structuredContent and its JSON as text, counted
+// under the catalogue code of its status (RELAY_INVALID_OPTION, ...).
+func (s *Server) refuse(_ context.Context, _ string, r *refusal) (*mcp.CallToolResult, error) {
+	b, err := json.Marshal(r.out)
+	if err != nil {
+		return nil, fmt.Errorf("relay: encoding a refusal: %w", err)
 	}
-	s.log.InfoContext(ctx, "relay: tool refused", attrs...)
-	return r.result()
+	return nil, &mcphttp.ToolError{Code: "RELAY_" + strings.ToUpper(string(r.out.Status)), Text: string(b), Structured: json.RawMessage(b), Cause: r.cause}
 }
 
 func message(code errcodes.Code, kv ...string) string {

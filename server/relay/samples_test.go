@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,8 +15,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/server/relay"
@@ -67,10 +64,8 @@ func sampleServer(tb testing.TB, o relay.Options) rpc {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	m := s.MCPServer()
-	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return m }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true}))
-	tb.Cleanup(ts.Close)
-	return rpc{url: ts.URL, hc: ts.Client()}
+	url, hc := hostURL(tb, s)
+	return rpc{url: url, hc: hc}
 }
 
 func (r rpc) call(tb testing.TB, tool string, args any) (req, resp, structured json.RawMessage) {

@@ -3,6 +3,7 @@ package relay_test
 import (
 	"context"
 	"github.com/tridenttaxis/trident-mcp/server"
+	"github.com/tridenttaxis/trident-mcp/server/trident"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -10,8 +11,9 @@ import (
 	"time"
 
 	"github.com/tridenttaxis/trident-mcp/client"
-	trident "github.com/tridenttaxis/trident-mcp/gen/mcptypes"
+	tridentclient "github.com/tridenttaxis/trident-mcp/client/trident"
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
+	tridenttypes "github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/server/relay"
 )
 
@@ -116,13 +118,13 @@ func TestSearchTridentOptionsMatchEstimateFare(t *testing.T) {
 	if !slices.Equal(got, classes) {
 		t.Fatalf("options for %v, want %v", got, classes)
 	}
-	tc, err := client.New(tridentURL)
+	tc, err := tridentclient.New(tridentURL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, o := range out.Options {
-		vt := trident.EstimateFareInputVehicleType(o.Product.ID)
-		q, err := tc.EstimateFare(context.Background(), trident.EstimateFareInput{Pickup: "Helensburgh Central Station", Dropoff: "Glasgow Airport", VehicleType: &vt})
+		vt := tridenttypes.EstimateFareInputVehicleType(o.Product.ID)
+		q, err := tc.EstimateFare(context.Background(), tridenttypes.EstimateFareInput{Pickup: "Helensburgh Central Station", Dropoff: "Glasgow Airport", VehicleType: &vt})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,7 +187,11 @@ func TestSearchWithoutCoordinatesNeedsInput(t *testing.T) {
 // place its geocoder does not know is "refused" (by catalogue code, not
 // Trident's text), an unreachable Trident an upstream error.
 func TestTridentFailures(t *testing.T) {
-	srv, err := server.New(&server.Options{Logger: discard}) // the embedded geocoder: no coordinate pairs
+	ep, err := trident.New(&trident.Options{Logger: discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(&server.Options{Logger: discard}, ep)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,8 +203,8 @@ func TestTridentFailures(t *testing.T) {
 		url  string
 		code mcptypes.ProviderErrorCode
 	}{
-		"place unknown to Trident": {ts.URL + "/mcp", "refused"},
-		"Trident down":             {down.URL + "/mcp", "upstream_error"},
+		"a trip Trident refuses": {ts.URL + "/mcp", "refused"},
+		"Trident down":           {down.URL + "/mcp", "upstream_error"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			src, err := relay.NewTridentSource(tc.url)
@@ -206,7 +212,9 @@ func TestTridentFailures(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, c := newRelay(t, relay.Options{Sources: map[string]relay.Source{"trident": src}})
-			out := search(t, c, map[string]any{"pickup": mcptypes.Coordinates{Latitude: 56.01, Longitude: -4.7}, "dropoff": glasgowAir})
+			// From Helensburgh (in Trident's area) to Paris, outside the UK
+			// its geocoder serves.
+			out := search(t, c, map[string]any{"pickup": helensburgh, "dropoff": mcptypes.Coordinates{Latitude: 48.8566, Longitude: 2.3522}})
 			if out.Status != "handoff_available" || len(out.Errors) != 1 || out.Errors[0].Code != tc.code || statusOf(out, "trident").Status != "failed" {
 				t.Fatalf("status %s, errors %+v", out.Status, out.Errors)
 			}

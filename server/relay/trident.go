@@ -12,8 +12,9 @@ import (
 	"time"
 
 	"github.com/tridenttaxis/trident-mcp/client"
-	trident "github.com/tridenttaxis/trident-mcp/gen/mcptypes"
+	tridentclient "github.com/tridenttaxis/trident-mcp/client/trident"
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
+	trident "github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
 )
 
 // TridentSource prices trips with Trident's own MCP endpoint, over HTTP
@@ -22,7 +23,7 @@ import (
 // Trident takes places as text; Relay sends the coordinates as a
 // "lat,lng" pair, never an address it made up.
 type TridentSource struct {
-	c *client.Client
+	c *tridentclient.Client
 }
 
 // NewTridentSource returns a source for the Trident endpoint URL
@@ -32,7 +33,7 @@ func NewTridentSource(endpoint string, opts ...client.Option) (*TridentSource, e
 	// A bounded retry: one more try after a short wait, and never a long
 	// Retry-After (that puts the provider in cool-down instead).
 	base := []client.Option{client.WithRetry(client.RetryPolicy{MaxAttempts: 2, BaseDelay: 100 * time.Millisecond, MaxDelay: 200 * time.Millisecond, MaxRetryAfter: time.Second})}
-	c, err := client.New(endpoint, append(base, opts...)...)
+	c, err := tridentclient.New(endpoint, append(base, opts...)...)
 	if err != nil {
 		return nil, fmt.Errorf("relay: RELAY_TRIDENT_URL: %w", err)
 	}

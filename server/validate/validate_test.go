@@ -18,7 +18,7 @@ import (
 
 func mustCompile(t testing.TB, path string) *validate.Schema {
 	t.Helper()
-	b, err := contracts.ReadFile(path)
+	b, err := contracts.Trident.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestParseDateTime(t *testing.T) {
 // asserted, as the second opinion on what is valid.
 func reference(t testing.TB, path string) *jsonschema.Schema {
 	t.Helper()
-	b, err := contracts.ReadFile(path)
+	b, err := contracts.Trident.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

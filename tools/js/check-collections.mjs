@@ -107,10 +107,10 @@ if (!endpoint) {
     for (const e of require("node:fs").readdirSync(join(root, dir), { withFileTypes: true })) {
       const p = join(dir, e.name);
       if (e.isDirectory()) walk(p);
-      else if (e.name.endsWith(".json") && e.name !== "index.json") samples[p.replace(/^contracts\/samples\//, "").replace(/\.json$/, "")] = JSON.parse(read(p));
+      else if (e.name.endsWith(".json") && e.name !== "index.json") samples[p.replace(/^contracts\/trident\/samples\//, "").replace(/\.json$/, "")] = JSON.parse(read(p));
     }
   };
-  walk("contracts/samples");
+  walk("contracts/trident/samples");
   let ran = 0;
   for (const r of requests) {
     const folder = byId.get(r.parentId).name;

@@ -468,6 +468,17 @@ export interface McpTools {
 
 /** Error catalogue names (contracts/errors.json). */
 export type ErrorCode =
+  | "INVALID_ARGUMENTS"
+  | "UNAUTHORIZED"
+  | "METHOD_NOT_FOUND"
+  | "NOT_ACCEPTABLE"
+  | "PARSE_ERROR"
+  | "INVALID_REQUEST"
+  | "INTERNAL_ERROR"
+  | "UNSUPPORTED_PROTOCOL_VERSION"
+  | "FORBIDDEN_ORIGIN"
+  | "PAYLOAD_TOO_LARGE"
+  | "RATE_LIMITED"
   | "RELAY_INVALID_ARGUMENTS"
   | "RELAY_INVALID_OPTION"
   | "RELAY_INVALID_CONTEXT"

@@ -1,6 +1,6 @@
 // Command trident-mcp runs the Trident Taxis MCP server.
 //
-// Configuration comes from the environment, as DESIGN.md's table lists it;
+// Configuration comes from the environment, as the README's table lists it;
 // each variable has a flag of the same name in lower case with dashes
 // (ADDR is -addr, BOOKING_BASE_URL is -booking-base-url), and a flag given on
 // the command line wins over the variable:
@@ -13,9 +13,11 @@
 //	OAUTH_ISSUER       (none)                     issuer URL; required in OAuth mode
 //	GEOCODER, ROUTER   embedded                   nominatim / osrm select HTTP back ends
 //	NOMINATIM_URL, OSRM_URL, GEO_TIMEOUT          for those back ends
-//	NOMINATIM_MIN_INTERVAL  0                     spacing of Nominatim requests (1s for the public instance)
+//	NOMINATIM_MIN_INTERVAL  1s                    spacing of Nominatim requests (0 for a self-hosted instance)
+//	GEO_CACHE_TTL, GEO_CACHE_SIZE  10m, 4096      answer cache of the HTTP back ends (GEO_CACHE_TTL=0: off)
+//	GEO_BREAKER_FAILURES, GEO_BREAKER_OPEN  5, 30s  circuit breaker of the HTTP back ends (0 failures: off)
 //	ALLOWED_ORIGINS    (PUBLIC_BASE_URL + loopback)  comma-separated browser origins, or *
-//	RATE_LIMIT         off                        off, or seed (the seed's suggested caps)
+//	RATE_LIMIT         off                        off, or seed (the specification's suggested caps)
 //	MAX_BODY_BYTES     1048576                    larger request bodies get 413
 //	LOG_LEVEL          info                       debug, info, warn or error
 //
@@ -41,6 +43,8 @@ import (
 	"github.com/tridenttaxis/trident-mcp/server"
 	"github.com/tridenttaxis/trident-mcp/server/auth"
 	"github.com/tridenttaxis/trident-mcp/server/geo"
+	"github.com/tridenttaxis/trident-mcp/server/relay"
+	"github.com/tridenttaxis/trident-mcp/server/trident"
 )
 
 func main() {
@@ -56,7 +60,8 @@ func main() {
 type config struct {
 	addr     string
 	logLevel slog.Level
-	opts     server.Options
+	host     server.Options  // what every endpoint shares
+	trident  trident.Options // the Trident endpoint at /mcp
 }
 
 // vars lists each setting: environment variable, flag, default and help.
@@ -64,7 +69,7 @@ var vars = []struct{ env, def, help string }{
 	{"ADDR", ":8080", "listen address"},
 	{"PUBLIC_BASE_URL", server.DefaultPublicBaseURL, "where clients reach this server"},
 	{"MCP_RESOURCE_URL", "", "canonical MCP resource URI (default $PUBLIC_BASE_URL/mcp)"},
-	{"BOOKING_BASE_URL", server.DefaultBookingBaseURL, "operator site: base of booking links"},
+	{"BOOKING_BASE_URL", trident.DefaultBookingBaseURL, "operator site: base of booking links"},
 	{"MCP_REQUIRE_OAUTH", "false", "require OAuth 2.1 bearer tokens on /mcp"},
 	{"OAUTH_ISSUER", "", "OAuth issuer URL (required with MCP_REQUIRE_OAUTH=true)"},
 	{"GEOCODER", geo.BackendEmbedded, "embedded or nominatim"},
@@ -72,7 +77,11 @@ var vars = []struct{ env, def, help string }{
 	{"NOMINATIM_URL", "", "Nominatim base URL (GEOCODER=nominatim)"},
 	{"OSRM_URL", "", "OSRM base URL (ROUTER=osrm)"},
 	{"GEO_TIMEOUT", "", "per-request timeout of the HTTP back ends, e.g. 5s"},
-	{"NOMINATIM_MIN_INTERVAL", "", "least time between Nominatim requests, e.g. 1s for nominatim.openstreetmap.org (default none)"},
+	{"NOMINATIM_MIN_INTERVAL", "", "least time between Nominatim requests (default 1s, as nominatim.openstreetmap.org asks; 0 for none)"},
+	{"GEO_CACHE_TTL", "", "how long the HTTP back ends' answers are cached (default 10m; 0 for no cache)"},
+	{"GEO_CACHE_SIZE", "", "answers cached per HTTP back end (default 4096)"},
+	{"GEO_BREAKER_FAILURES", "", "consecutive failures that open an HTTP back end's circuit breaker (default 5; 0 for none)"},
+	{"GEO_BREAKER_OPEN", "", "how long an open breaker fails calls fast before a probe (default 30s)"},
 	{"ALLOWED_ORIGINS", "", "comma-separated allowed browser origins, or * (default: PUBLIC_BASE_URL and loopback)"},
 	{"RATE_LIMIT", "off", "off or seed"},
 	{"MAX_BODY_BYTES", strconv.Itoa(server.DefaultMaxBodyBytes), "request body limit in bytes"},
@@ -109,11 +118,11 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 	if err := c.logLevel.UnmarshalText([]byte(get("LOG_LEVEL"))); err != nil {
 		return nil, fmt.Errorf("LOG_LEVEL=%q: want debug, info, warn or error", get("LOG_LEVEL"))
 	}
-	o := &c.opts
+	o, t := &c.host, &c.trident
 	o.PublicBaseURL = get("PUBLIC_BASE_URL")
-	o.ResourceURL = get("MCP_RESOURCE_URL")
-	o.BookingBaseURL = get("BOOKING_BASE_URL")
-	o.RateLimit = get("RATE_LIMIT")
+	t.ResourceURL = get("MCP_RESOURCE_URL")
+	t.BookingBaseURL = get("BOOKING_BASE_URL")
+	t.RateLimit = get("RATE_LIMIT")
 	if s := get("ALLOWED_ORIGINS"); s != "" {
 		for _, part := range strings.Split(s, ",") {
 			if part = strings.TrimSpace(part); part != "" {
@@ -141,13 +150,13 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		if err != nil {
 			return nil, fmt.Errorf("FARE_CLOCK=%q: want an RFC 3339 instant such as 2025-06-18T09:00:00Z", s)
 		}
-		o.Now = func() time.Time { return at }
+		t.Now = func() time.Time { return at }
 	}
 	gc, err := geo.ConfigFromEnv(get)
 	if err != nil {
 		return nil, err
 	}
-	if o.Geocoder, o.Router, err = gc.Build(); err != nil {
+	if t.Geocoder, t.Router, err = gc.Build(); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -159,20 +168,28 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return err
 	}
 	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: c.logLevel}))
-	c.opts.Logger = logger
-	srv, err := server.New(&c.opts)
+	c.host.Logger, c.trident.Logger = logger, logger
+	tridentEP, err := trident.New(&c.trident)
+	if err != nil {
+		return err
+	}
+	// Each MCP endpoint is one package; mounting another is one more
+	// argument here.
+	relayEP, err := relay.FromEnv(os.LookupEnv, relay.SelfMCPURL(c.addr), logger)
+	if err != nil {
+		return err
+	}
+	srv, err := server.New(&c.host, tridentEP, relayEP)
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
-	// TODO(lead): mount the Relay connector (/mcp/rides) beside this handler
-	// once its package exists; server.Handler serves everything else.
 	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
 		return err
 	}
 	logger.Info("trident-mcp listening", slog.String("addr", ln.Addr().String()),
-		slog.String("public_base_url", c.opts.PublicBaseURL), slog.Bool("oauth", c.opts.Auth != nil),
-		slog.String("rate_limit", c.opts.RateLimit))
+		slog.String("public_base_url", c.host.PublicBaseURL), slog.Bool("oauth", c.host.Auth != nil),
+		slog.String("rate_limit", c.trident.RateLimit))
 	return srv.Serve(ctx, ln)
 }

@@ -14,8 +14,8 @@ func TestParseConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.addr != ":8080" || c.opts.PublicBaseURL != "http://localhost:8080" || c.opts.BookingBaseURL != "https://tridenttaxis.online" ||
-		c.opts.Auth != nil || c.opts.RateLimit != "off" || c.opts.MaxBodyBytes != 1<<20 {
+	if c.addr != ":8080" || c.host.PublicBaseURL != "http://localhost:8080" || c.trident.BookingBaseURL != "https://tridenttaxis.online" ||
+		c.host.Auth != nil || c.trident.RateLimit != "off" || c.host.MaxBodyBytes != 1<<20 {
 		t.Errorf("defaults: %+v", c)
 	}
 	c, err = parseConfig([]string{"-addr", "127.0.0.1:9999", "-rate-limit", "seed"}, env(map[string]string{
@@ -25,23 +25,23 @@ func TestParseConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.addr != "127.0.0.1:9999" || c.opts.RateLimit != "seed" || c.opts.MaxBodyBytes != 2048 || c.logLevel.String() != "DEBUG" {
+	if c.addr != "127.0.0.1:9999" || c.trident.RateLimit != "seed" || c.host.MaxBodyBytes != 2048 || c.logLevel.String() != "DEBUG" {
 		t.Errorf("flags over env: %+v", c)
 	}
-	if d := cmp.Diff([]string{"https://a.example", "https://b.example"}, c.opts.AllowedOrigins); d != "" {
+	if d := cmp.Diff([]string{"https://a.example", "https://b.example"}, c.host.AllowedOrigins); d != "" {
 		t.Errorf("origins: %s", d)
 	}
-	if c.opts.Auth == nil || c.opts.Auth.Issuer != "https://issuer.example/auth/v1" {
-		t.Errorf("oauth: %+v", c.opts.Auth)
+	if c.host.Auth == nil || c.host.Auth.Issuer != "https://issuer.example/auth/v1" {
+		t.Errorf("oauth: %+v", c.host.Auth)
 	}
-	if c.opts.Now != nil {
+	if c.trident.Now != nil {
 		t.Error("the fare clock must be real time unless FARE_CLOCK is set")
 	}
 	c, err = parseConfig(nil, env(map[string]string{"FARE_CLOCK": "2025-06-18T09:00:00Z"}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.opts.Now == nil || !c.opts.Now().Equal(time.Date(2025, 6, 18, 9, 0, 0, 0, time.UTC)) {
+	if c.trident.Now == nil || !c.trident.Now().Equal(time.Date(2025, 6, 18, 9, 0, 0, 0, time.UTC)) {
 		t.Error("FARE_CLOCK not applied")
 	}
 	for name, e := range map[string]map[string]string{

@@ -22,7 +22,7 @@ import (
 	"github.com/tridenttaxis/trident-mcp/contracts"
 )
 
-// DefaultEndpoint is the seed's public endpoint, the collections' default mcpEndpoint.
+// DefaultEndpoint is the specification's public endpoint, the collections' default mcpEndpoint.
 const DefaultEndpoint = "https://tridenttaxis.online/mcp"
 
 // Folder names; `make test` runs the first two with newman. The OAuth folder
@@ -66,11 +66,11 @@ type expectation struct {
 }
 
 func run(out string) error {
-	m, err := contracts.LoadManifest()
+	m, err := contracts.Trident.Manifest()
 	if err != nil {
 		return err
 	}
-	samples, err := contracts.LoadSamples()
+	samples, err := contracts.Trident.Samples()
 	if err != nil {
 		return err
 	}

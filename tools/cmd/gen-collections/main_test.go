@@ -125,11 +125,11 @@ func TestPostmanCollection(t *testing.T) {
 		t.Errorf("variables (-want +got):\n%s", diff)
 	}
 
-	m, err := contracts.LoadManifest()
+	m, err := contracts.Trident.Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}
-	samples, err := contracts.LoadSamples()
+	samples, err := contracts.Trident.Samples()
 	if err != nil {
 		t.Fatal(err)
 	}

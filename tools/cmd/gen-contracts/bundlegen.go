@@ -10,7 +10,7 @@ import (
 )
 
 // genBundleIndex writes the manifest of every tool schema with $ref pointers
-// relative to /mcp-schemas/, as the seed's "Bundle index" describes.
+// relative to /mcp-schemas/, as the specification's "Bundle index" describes.
 func genBundleIndex(m *contracts.Manifest, tools []toolSchemas) ([]byte, error) {
 	type entry struct {
 		Name        string            `json:"name"`
@@ -52,12 +52,12 @@ func genBundleIndex(m *contracts.Manifest, tools []toolSchemas) ([]byte, error) 
 	return buf.Bytes(), nil
 }
 
-func genBundleGo(tools []toolSchemas) []byte {
+func genBundleGo(dir string, tools []toolSchemas) []byte {
 	var b bytes.Buffer
 	b.WriteString(header("gen-contracts"))
-	b.WriteString(`// Package schemabundle embeds the schema bundle index served at
-// /mcp-schemas/index.json. The schema files it points at are served from
-// contracts/schemas, byte for byte.
+	fmt.Fprintf(&b, `// Package schemabundle embeds the schema bundle index of the endpoint whose
+// contracts are in contracts/%[1]s. The schema files it points at are
+// served from there, byte for byte.
 package schemabundle
 
 import _ "embed"
@@ -67,9 +67,10 @@ import _ "embed"
 //go:embed index.json
 var Index []byte
 
-// Files maps each file name the index points at to its path in contracts.FS.
+// Files maps each file name the index points at to its path in the
+// endpoint's contract folder (contracts.Open(%[1]q).FS()).
 var Files = map[string]string{
-`)
+`, dir)
 	for _, t := range tools {
 		fmt.Fprintf(&b, "\t%q: %q,\n", path.Base(t.InputSchema), t.InputSchema)
 		fmt.Fprintf(&b, "\t%q: %q,\n", path.Base(t.OutputSchema), t.OutputSchema)

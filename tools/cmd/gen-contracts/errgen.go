@@ -12,9 +12,10 @@ import (
 func genErrcodes(errs []contracts.ErrorEntry) []byte {
 	var b bytes.Buffer
 	b.WriteString(header("gen-contracts"))
-	b.WriteString(`// Package errcodes is the error catalogue of contracts/errors.json as Go
-// values: one Code per row, and the row itself, so that the server, the client
-// and the conformance suite name failures the same way.
+	b.WriteString(`// Package errcodes is the error catalogue as Go values: the shared rows of
+// contracts/errors.json and each endpoint's tool rows (contracts/<endpoint>/
+// errors.json), one Code per row and the row itself, so that the server, the
+// client and the conformance suite name failures the same way.
 package errcodes
 
 import "strings"
@@ -55,7 +56,7 @@ type Entry struct {
 		fmt.Fprintf(&b, "\t%s Code = %q\n", exported(strings.ToLower(e.Name)), e.Name)
 	}
 	b.WriteString(")\n\n")
-	b.WriteString("// Catalogue lists every row in the order of contracts/errors.json.\nvar Catalogue = []Entry{\n")
+	b.WriteString("// Catalogue lists every row: the shared ones in the order of contracts/errors.json,\n// then each endpoint's in the order of its errors.json.\nvar Catalogue = []Entry{\n")
 	for _, e := range errs {
 		fmt.Fprintf(&b, "\t{\n\t\tCode: %s,\n\t\tSource: %q,\n\t\tSurface: %q,\n\t\tJSONRPCCode: %d,\n\t\tHTTPStatus: %d,\n\t\tTools: %#v,\n\t\tMeaning: %q,\n\t\tRemedy: %q,\n\t\tRetryable: %v,\n\t\tSignal: %q,\n\t\tMessage: %q,\n",
 			exported(strings.ToLower(e.Name)), e.Source, e.Surface, e.JSONRPCCode, e.HTTPStatus, nonNil(e.Tools), e.Meaning, e.Remedy, e.Retryable, e.Signal, e.Message)
@@ -125,16 +126,6 @@ func ByJSONRPC(code int) (Entry, bool) {
 	}
 	if fallback != nil {
 		return *fallback, true
-	}
-	return Entry{}, false
-}
-
-// ByHTTPStatus returns the row whose failure is HTTP status (401, 406, 429, ...).
-func ByHTTPStatus(status int) (Entry, bool) {
-	for _, e := range Catalogue {
-		if e.Surface == SurfaceHTTP && e.HTTPStatus == status {
-			return e, true
-		}
 	}
 	return Entry{}, false
 }

@@ -26,7 +26,7 @@ func genGoTypes(m *contracts.Manifest, tools []toolSchemas) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString(header("gen-contracts"))
 	b.WriteString(`// Package mcptypes holds the Go types of every tool's arguments and structured
-// result, generated from the JSON Schemas in contracts/schemas. Optional fields
+// result, generated from the JSON Schemas in contracts/trident/schemas. Optional fields
 // are pointers so that "absent" and "zero" stay distinct on the wire.
 package mcptypes
 
@@ -44,7 +44,7 @@ package mcptypes
 		fmt.Fprintf(&b, "Tool%s", exported(t.Name))
 	}
 	b.WriteString("}\n\n")
-	fmt.Fprintf(&b, "// Server identity and protocol, from contracts/tools.json.\nconst (\n\tServerName = %q\n\tServerVersion = %q\n\tProtocolVersion = %q\n)\n\n",
+	fmt.Fprintf(&b, "// Server identity and protocol, from contracts/trident/tools.json.\nconst (\n\tServerName = %q\n\tServerVersion = %q\n\tProtocolVersion = %q\n)\n\n",
 		m.Server.Name, m.Server.Version, m.Server.ProtocolVersion)
 
 	for _, t := range tools {

@@ -1,15 +1,20 @@
-// Command gen-contracts derives code from contracts/: Go types for every tool's
-// input and output (gen/mcptypes), the error catalogue as Go constants
-// (gen/errcodes), TypeScript declarations (gen/ts/mcp-tools.d.ts) and the
-// schema bundle index served at /mcp-schemas/index.json (gen/schemabundle).
+// Command gen-contracts derives code from contracts/. For one endpoint's
+// contract folder (-endpoint trident -out gen/trident): Go types for every
+// tool's input and output (mcptypes/), TypeScript declarations
+// (ts/mcp-tools.d.ts) and the schema bundle index (schemabundle/). For the
+// whole error catalogue (-errcodes -endpoints trident,relay -out
+// gen/errcodes): the shared rows and every endpoint's own as Go constants,
+// one code type for the whole server.
 //
 // It is a small hand-written generator rather than a general JSON Schema tool
 // because the contracts use a narrow subset of Draft 2020-12 and the output must
 // be exact (named enum types, nullable-but-required fields, schema order); it
 // fails on any keyword it does not understand instead of dropping it.
 //
-// Usage: go run ./tools/cmd/gen-contracts -out gen, and for Relay
-// go run ./tools/cmd/gen-contracts -contracts relay -out gen/relay
+// Usage:
+//
+//	go run ./tools/cmd/gen-contracts -errcodes -endpoints trident -out gen/errcodes
+//	go run ./tools/cmd/gen-contracts -endpoint trident -out gen/trident
 package main
 
 import (
@@ -19,18 +24,47 @@ import (
 	"go/format"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/tridenttaxis/trident-mcp/contracts"
 )
 
 func main() {
-	out := flag.String("out", "gen", "directory to write generated files into")
-	dir := flag.String("contracts", "", "contract folder below contracts/ (\"\" for Trident's, \"relay\" for Relay's)")
+	out := flag.String("out", "", "directory to write generated files into (gen/<endpoint>, or gen/errcodes with -errcodes)")
+	endpoint := flag.String("endpoint", "", "the endpoint's contract folder below contracts/, e.g. trident")
+	errcodes := flag.Bool("errcodes", false, "write the error catalogue of -endpoints instead of one endpoint's files")
+	endpoints := flag.String("endpoints", "", "with -errcodes: the comma-separated contract folders whose tool rows join the shared ones")
 	flag.Parse()
-	if err := run(*dir, *out); err != nil {
+	var err error
+	switch {
+	case *out == "":
+		err = fmt.Errorf("-out is required")
+	case *errcodes:
+		err = runErrcodes(strings.Split(*endpoints, ","), *out)
+	case *endpoint != "":
+		err = run(contracts.Open(*endpoint), *out)
+	default:
+		err = fmt.Errorf("give -endpoint NAME or -errcodes -endpoints NAMES")
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "gen-contracts:", err)
 		os.Exit(1)
 	}
+}
+
+// runErrcodes writes errcodes.gen.go: the shared rows, then each folder's.
+func runErrcodes(folders []string, out string) error {
+	var sets []*contracts.Set
+	for _, f := range folders {
+		if f = strings.TrimSpace(f); f != "" {
+			sets = append(sets, contracts.Open(f))
+		}
+	}
+	errs, err := contracts.Catalogue(sets...)
+	if err != nil {
+		return err
+	}
+	return write(out, map[string][]byte{"errcodes.gen.go": genErrcodes(errs)})
 }
 
 // toolSchemas is one tool with its parsed schemas.
@@ -40,8 +74,8 @@ type toolSchemas struct {
 	InRaw, OutRaw json.RawMessage
 }
 
-func run(dir, out string) error {
-	m, err := contracts.LoadManifestIn(dir)
+func run(set *contracts.Set, out string) error {
+	m, err := set.Manifest()
 	if err != nil {
 		return err
 	}
@@ -73,7 +107,7 @@ func run(dir, out string) error {
 		}
 		tools = append(tools, ts)
 	}
-	errs, err := contracts.LoadErrorsIn(dir)
+	errs, err := set.Errors()
 	if err != nil {
 		return err
 	}
@@ -83,16 +117,15 @@ func run(dir, out string) error {
 		return err
 	}
 	files := map[string][]byte{
-		"mcptypes/types.gen.go":    goTypes,
-		"errcodes/errcodes.gen.go": genErrcodes(errs),
-		"ts/mcp-tools.d.ts":        genDTS(m, tools, errs),
+		"mcptypes/types.gen.go": goTypes,
+		"ts/mcp-tools.d.ts":     genDTS(m, tools, errs),
 	}
 	idx, err := genBundleIndex(m, tools)
 	if err != nil {
 		return err
 	}
 	files["schemabundle/index.json"] = idx
-	files["schemabundle/bundle.gen.go"] = genBundleGo(tools)
+	files["schemabundle/bundle.gen.go"] = genBundleGo(set.Dir(), tools)
 	files["ts/embed.gen.go"] = []byte(header("gen-contracts") + `// Package ts embeds the TypeScript declarations of the tools so the server can
 // serve them at /mcp-schemas/mcp-tools.d.ts.
 package ts
@@ -104,7 +137,11 @@ import _ "embed"
 //go:embed mcp-tools.d.ts
 var MCPToolsDTS []byte
 `)
+	return write(out, files)
+}
 
+// write writes files (names relative to out), gofmt-ing the Go ones.
+func write(out string, files map[string][]byte) error {
 	for name, b := range files {
 		if filepath.Ext(name) == ".go" {
 			f, err := format.Source(b)

@@ -43,7 +43,7 @@ func TestCheckKeywordsRefusesWhatItCannotGenerate(t *testing.T) {
 // schema edit that needs a new keyword fails here with the keyword's path
 // rather than later in make generate.
 func TestEveryContractSchemaIsInTheSubset(t *testing.T) {
-	m, err := contracts.LoadManifest()
+	m, err := contracts.Trident.Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -31,13 +32,29 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tridenttaxis/trident-mcp/contracts"
 	"github.com/tridenttaxis/trident-mcp/server"
+	"github.com/tridenttaxis/trident-mcp/server/trident"
 )
 
-const request = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"estimate_fare","arguments":{"pickup":"Helensburgh Central Station","dropoff":"Glasgow Airport","vehicleType":"executive","meetAndGreet":false}}}`
-
-// cannedReply is the seed's estimate_fare response.
-const cannedReply = `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"£62.40 · 22 miles · 33 min · day tariff"}],"structuredContent":{"fareGBP":62.4,"distanceMiles":22,"durationSeconds":1980,"rate":"day","airportSurchargeGBP":10,"tariffVersion":"argyll-2024-04","appliedRules":["Executive rate applied","Airport pickup/drop fee +£10"]}}}`
+// request and cannedReply are the specification's estimate_fare sample
+// pair (contracts/trident/samples/estimate_fare.success.json), compacted:
+// the call every target is driven with, and the baseline's fixed answer.
+var request, cannedReply = func() (string, string) {
+	s, err := contracts.Trident.ReadFile("samples/estimate_fare.success.json")
+	if err != nil {
+		panic(err) // embedded: a missing sample is a build defect
+	}
+	var pair struct{ Request, Response json.RawMessage }
+	if err := json.Unmarshal(s, &pair); err != nil {
+		panic(err)
+	}
+	var req, reply bytes.Buffer
+	if json.Compact(&req, pair.Request) != nil || json.Compact(&reply, pair.Response) != nil {
+		panic("loadbench: the estimate_fare sample is not JSON")
+	}
+	return req.String(), reply.String()
+}()
 
 type result struct {
 	name      string
@@ -72,10 +89,12 @@ func main() {
 func run(conc int, dur time.Duration, maxN, warm int) error {
 	// Pin the tariff clock to a weekday noon so the reply is the seed's.
 	noon := time.Date(2025, 3, 12, 12, 0, 0, 0, time.UTC)
-	srv, err := server.New(&server.Options{
-		Logger: slog.New(slog.DiscardHandler),
-		Now:    func() time.Time { return noon },
-	})
+	quiet := slog.New(slog.DiscardHandler)
+	ep, err := trident.New(&trident.Options{Logger: quiet, Now: func() time.Time { return noon }})
+	if err != nil {
+		return err
+	}
+	srv, err := server.New(&server.Options{Logger: quiet}, ep)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,46 @@
+// Package mcphttp is the front door of every MCP endpoint: MCP Streamable
+// HTTP (protocol 2025-06-18) on the go-sdk's stateless handler, behind the
+// checks that answer each failure in the error catalogue's exact shape
+// before the SDK sees the request. It knows nothing of the tools it serves.
+//
+// In order: Origin/Host guard (403, DNS-rebinding protection, CORS), the
+// endpoint's OAuth verifier when there is one (401), method (405), Accept
+// (406), Content-Type (415), MCP-Protocol-Version (400), body size (413)
+// and pace (408), JSON (-32700), JSON-RPC envelope (-32600), method name
+// (-32601), tools/call name (-32602 when absent, -32601 when the endpoint
+// has no such tool), the endpoint's rate limit (429 with Retry-After). A
+// call whose params._meta.progressToken is set is answered as
+// text/event-stream (notifications/progress, then the result); every other
+// reply is application/json. A panic is -32603 and the process keeps
+// serving. Every tools/call is counted under the endpoint's path, its tool
+// and its outcome: "ok", the code of a [*ToolError] the handler returned,
+// or the catalogue code of its JSON-RPC error.
+//
+// Stateless by design: the specification's clients call tools/call with no
+// initialize and no session, and clients that initialize first (the
+// TypeScript SDK, the MCP Inspector) get the same answers without a session
+// id.
+//
+// An endpoint package builds an [Endpoint]; the host
+// ([github.com/tridenttaxis/trident-mcp/server]) mounts it with [New]:
+//
+//	ep := &mcphttp.Endpoint{
+//		Path:           "/mcp/rides",
+//		Implementation: &mcp.Implementation{Name: "relay-rides", Version: "0.1.0"},
+//		Tools: []mcphttp.Tool{{
+//			Def: searchRidesTool, // schemas as written in contracts/relay/
+//			Handler: func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+//				if !covered {
+//					return nil, &mcphttp.ToolError{Code: "NOT_ELIGIBLE", Text: "...", Structured: out}
+//				}
+//				return &mcp.CallToolResult{StructuredContent: out, Content: ...}, nil
+//			},
+//		}},
+//		RateLimit: &ratelimit.Policy{Tools: map[string]ratelimit.Rule{"search_rides": {PerMinute: 30}}},
+//		Routes: func(m mcphttp.Mount, mux *http.ServeMux) error {
+//			mux.Handle("POST /v1/session/connectors", connectors)
+//			return nil
+//		},
+//	}
+//	srv, err := server.New(hostOpts, tridentEndpoint, ep)
+package mcphttp

@@ -1,0 +1,220 @@
+package mcphttp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
+	"github.com/tridenttaxis/trident-mcp/server/auth"
+	"github.com/tridenttaxis/trident-mcp/server/metrics"
+	"github.com/tridenttaxis/trident-mcp/server/ratelimit"
+)
+
+// supportedProtocolVersions are the MCP versions the front door speaks,
+// newest first. It implements 2025-06-18; a client asking for a newer one at
+// initialize is answered with 2025-06-18, as the lifecycle spec says. An
+// MCP-Protocol-Version header naming any other version gets 400.
+var supportedProtocolVersions = []string{"2025-06-18", "2025-03-26", "2024-11-05"}
+
+// Config is what the front door needs from the host: the settings shared by
+// every endpoint. Every field is required unless it says otherwise; the host
+// ([github.com/tridenttaxis/trident-mcp/server.New]) fills them.
+type Config struct {
+	// PublicBaseURL is where the host is reached; its origin is an allowed
+	// Origin and its host an allowed Host on a loopback listener.
+	PublicBaseURL string
+	// AllowedOrigins replaces the default Origin rule (PublicBaseURL and
+	// loopback); "*" allows any. Zero: the default rule.
+	AllowedOrigins []string
+	// MaxBodyBytes bounds a request body (413 above it).
+	MaxBodyBytes int64
+	// BodyReadTimeout bounds the time a body may take to arrive (408).
+	BodyReadTimeout time.Duration
+	// Logger receives tool failures and panics.
+	Logger *slog.Logger
+	// Metrics counts tool calls and refusals under the endpoint's path.
+	Metrics *metrics.Metrics
+	// Verifier checks bearer tokens in front of the endpoint. Zero (nil):
+	// public, no token checked.
+	Verifier *auth.Verifier
+}
+
+// door serves one endpoint.
+type door struct {
+	ep      *Endpoint
+	cfg     Config
+	log     *slog.Logger
+	metrics *metrics.Metrics
+	tools   map[string]bool
+	limiter *ratelimit.Limiter
+	jsonMCP http.Handler // application/json replies
+	sseMCP  http.Handler // text/event-stream replies (progress)
+}
+
+// New returns the HTTP handler of ep: the origin guard, the verifier when
+// cfg has one, then the front door and the go-sdk's stateless handler. Mount
+// it at ep.Path. now is the limiter's clock (time.Now if nil).
+func New(ep *Endpoint, cfg Config, now func() time.Time) (http.Handler, error) {
+	if !strings.HasPrefix(ep.Path, "/") {
+		return nil, fmt.Errorf("mcphttp: Endpoint.Path %q must start with /", ep.Path)
+	}
+	if ep.Implementation == nil || len(ep.Tools) == 0 {
+		return nil, fmt.Errorf("mcphttp: endpoint %s needs an Implementation and at least one tool", ep.Path)
+	}
+	d := &door{ep: ep, cfg: cfg, log: cfg.Logger, metrics: cfg.Metrics, tools: map[string]bool{}}
+	if ep.RateLimit != nil {
+		d.limiter = ratelimit.New(*ep.RateLimit, now)
+	}
+	srv := mcp.NewServer(ep.Implementation, &mcp.ServerOptions{
+		Logger:                    sdkLogger(cfg.Logger),
+		SupportedProtocolVersions: supportedProtocolVersions,
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:       &mcp.ToolCapabilities{},
+			Logging:     &mcp.LoggingCapabilities{},
+			Completions: &mcp.CompletionCapabilities{},
+		},
+		// No tool argument is a prompt or resource argument, so there is
+		// never anything to complete; the capability is declared so that
+		// generic clients probing completion/complete get a well-formed
+		// empty answer instead of an error.
+		CompletionHandler: func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+			return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
+		},
+	})
+	for _, t := range ep.Tools {
+		if t.Def == nil || t.Handler == nil || d.tools[t.Def.Name] {
+			return nil, fmt.Errorf("mcphttp: endpoint %s: every tool needs a definition, a handler and a name of its own", ep.Path)
+		}
+		d.tools[t.Def.Name] = true
+		srv.AddTool(t.Def, d.observeTool(t.Def.Name, t.Handler))
+	}
+	srv.AddReceivingMiddleware(d.rpcMiddleware)
+	getServer := func(*http.Request) *mcp.Server { return srv }
+	// Stateless: the specification's clients call tools/call with no
+	// initialize and no session; clients that initialize get the same
+	// answers. The front door (serveMCP) does the Origin/Host, Accept, body
+	// and envelope checks before these handlers, so their own checks never
+	// fire.
+	base := mcp.StreamableHTTPOptions{
+		Stateless:                  true,
+		DisableLocalhostProtection: true,
+		MaxRequestBodyBytes:        cfg.MaxBodyBytes,
+		Logger:                     sdkLogger(cfg.Logger),
+	}
+	jsonOpts, sseOpts := base, base
+	jsonOpts.JSONResponse = true
+	d.jsonMCP = mcp.NewStreamableHTTPHandler(getServer, &jsonOpts)
+	d.sseMCP = mcp.NewStreamableHTTPHandler(getServer, &sseOpts)
+
+	var h http.Handler = http.HandlerFunc(d.serveMCP)
+	if cfg.Verifier != nil {
+		h = cfg.Verifier.Middleware(h)
+	}
+	return d.originGuard(h), nil
+}
+
+// observeTool wraps one tool's handler: it turns a [*ToolError] into the
+// isError result and a panic into -32603, and records the call's outcome
+// (the code the handler returned, never one recovered from the text) and
+// duration.
+func (d *door) observeTool(name string, h mcp.ToolHandler) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+		start := time.Now()
+		outcome := metrics.OutcomeOK
+		defer func() {
+			if p := recover(); p != nil {
+				d.log.ErrorContext(ctx, "panic in tool handler", slog.String("endpoint", d.ep.Path),
+					slog.String("tool", name), slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
+				res, err = nil, RPCError(errcodes.InternalError, Message(errcodes.InternalError))
+				outcome = metrics.Outcome(string(errcodes.InternalError))
+			}
+			d.metrics.ObserveToolCall(d.ep.Path, name, outcome, time.Since(start))
+		}()
+		res, err = h(ctx, req)
+		var te *ToolError
+		var je *jsonrpc.Error
+		switch {
+		case errors.As(err, &te):
+			if te.Cause != nil {
+				d.log.InfoContext(ctx, "tool refused", slog.String("endpoint", d.ep.Path), slog.String("tool", name),
+					slog.String("code", te.Code), slog.String("cause", te.Cause.Error()))
+			}
+			outcome = metrics.Outcome(te.Code)
+			return te.result(), nil
+		case errors.As(err, &je):
+			outcome = outcomeOfRPC(je)
+			return nil, je
+		case err != nil:
+			d.log.ErrorContext(ctx, "tool failed", slog.String("endpoint", d.ep.Path), slog.String("tool", name), slog.Any("error", err))
+			outcome = metrics.Outcome(string(errcodes.InternalError))
+			return nil, RPCError(errcodes.InternalError, Message(errcodes.InternalError))
+		}
+		return res, nil
+	}
+}
+
+// outcomeOfRPC names a JSON-RPC error by its catalogue code.
+func outcomeOfRPC(je *jsonrpc.Error) string {
+	for _, e := range errcodes.Catalogue {
+		if e.Surface == errcodes.SurfaceJSONRPC && int64(e.JSONRPCCode) == je.Code {
+			return metrics.Outcome(string(e.Code))
+		}
+	}
+	return metrics.Outcome(string(errcodes.InternalError))
+}
+
+// rpcMiddleware runs around every JSON-RPC method the SDK dispatches. It
+// refuses tools/call of a tool the endpoint does not serve (the front door
+// answers those first, in the catalogue's words; this is the backstop), and
+// turns a panic outside a tool handler into -32603 so one bad call never
+// takes the process down.
+func (d *door) rpcMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				d.log.ErrorContext(ctx, "panic in MCP handler", slog.String("endpoint", d.ep.Path), slog.String("method", method),
+					slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
+				res, err = nil, RPCError(errcodes.InternalError, Message(errcodes.InternalError))
+			}
+		}()
+		if call, ok := req.(*mcp.CallToolRequest); ok && !d.tools[call.Params.Name] {
+			d.metrics.ObserveToolCall(d.ep.Path, metrics.UnknownTool, metrics.Outcome(string(errcodes.MethodNotFound)), 0)
+			return nil, RPCError(errcodes.MethodNotFound, Message(errcodes.MethodNotFound, "name", call.Params.Name))
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// sdkLogger passes the go-sdk's warnings and errors to the host's log. Its
+// info records ("server connecting", "session connected") come on every
+// stateless request and would drown the one request line the host writes.
+func sdkLogger(l *slog.Logger) *slog.Logger {
+	return slog.New(minLevel{Handler: l.Handler(), min: slog.LevelWarn})
+}
+
+// minLevel is a slog.Handler that drops records below min.
+type minLevel struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h minLevel) WithAttrs(a []slog.Attr) slog.Handler {
+	return minLevel{Handler: h.Handler.WithAttrs(a), min: h.min}
+}
+
+func (h minLevel) WithGroup(name string) slog.Handler {
+	return minLevel{Handler: h.Handler.WithGroup(name), min: h.min}
+}

@@ -1,0 +1,148 @@
+package mcphttp
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tridenttaxis/trident-mcp/server/ratelimit"
+)
+
+// Endpoint is one MCP endpoint: what its package builds and the host mounts.
+// The front door serves any Endpoint the same way; only the fields below
+// differ from one to the next.
+type Endpoint struct {
+	// Path is where the endpoint is served ("/mcp", "/mcp/rides"), the
+	// value of its endpoint label in /metrics, and the suffix of its
+	// RFC 9728 metadata path. Required; it must start with "/".
+	Path string
+
+	// ResourceURL is the endpoint's canonical resource URI: the RFC 9728
+	// "resource" of its metadata and, in OAuth mode, the RFC 8707 audience
+	// its tokens must carry. Zero: the host's public base URL + Path.
+	ResourceURL string
+
+	// RootMetadata also serves the endpoint's protected-resource metadata
+	// at the host root (/.well-known/oauth-protected-resource) and points
+	// its 401 challenge there, as the Trident specification shows for /mcp.
+	// At most one endpoint of a host may set it. Zero: only the
+	// path-suffixed document (RFC 9728 section 3.1), which the 401 names.
+	RootMetadata bool
+
+	// DocsPath is the endpoint's human documentation on this host (for
+	// example "/mcp-docs"), named as resource_documentation in its metadata.
+	// Zero: the member is omitted.
+	DocsPath string
+
+	// Implementation names the endpoint in the initialize result.
+	// Required.
+	Implementation *mcp.Implementation
+
+	// Tools are the endpoint's tools in tools/list order. Required: an
+	// endpoint with no tool serves nothing.
+	Tools []Tool
+
+	// RateLimit caps calls of the endpoint's tools per client; tools
+	// without a rule are not limited. Zero (nil): no limit.
+	RateLimit *ratelimit.Policy
+
+	// Routes registers the endpoint's plain HTTP routes (catalogues,
+	// documents) on the host's mux, once, when the host mounts it. The
+	// host's access log and metrics cover them. Zero: none.
+	Routes func(m Mount, mux *http.ServeMux) error
+
+	// Ready reports why the endpoint cannot serve yet (nil when it can);
+	// the host's /readyz is 503 until every endpoint is ready. Zero: always
+	// ready.
+	Ready func() error
+
+	// Close releases what the endpoint started; the host calls it on
+	// Close. Zero: nothing to release.
+	Close func() error
+}
+
+// Tool is one tool of an [Endpoint]: its definition as tools/list shows it
+// (schemas exactly as written in the endpoint's contracts) and its handler.
+//
+// The handler validates its own arguments. It answers a refusal the client
+// should read (a result with isError: true) by returning a [*ToolError],
+// which carries the catalogue code the metrics count it under; a JSON-RPC
+// error (such as [RPCError] with INVALID_ARGUMENTS) for a protocol failure;
+// any other error is logged and answered -32603. A panic is -32603 too, and
+// the process keeps serving.
+type Tool struct {
+	Def     *mcp.Tool
+	Handler mcp.ToolHandler
+}
+
+// ToolError is a tool's refusal: the front door answers it as a result with
+// isError: true, Text as its content and Structured (when set) as its
+// structuredContent, and counts the call under Code.
+type ToolError struct {
+	// Code is the error catalogue code ("GEOCODE_FAILED"); it becomes the
+	// call's outcome label in lower case.
+	Code string
+	// Text is what the client reads in content[0].text.
+	Text string
+	// Structured is the result's structuredContent. Zero: none.
+	Structured any
+	// Cause is logged, never sent.
+	Cause error
+}
+
+func (e *ToolError) Error() string {
+	if e.Cause != nil {
+		return e.Code + ": " + e.Cause.Error()
+	}
+	return e.Code + ": " + e.Text
+}
+
+func (e *ToolError) Unwrap() error { return e.Cause }
+
+func (e *ToolError) result() *mcp.CallToolResult {
+	r := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: e.Text}}}
+	if e.Structured != nil {
+		r.StructuredContent = e.Structured
+	}
+	return r
+}
+
+// Mount is what the host tells an endpoint's [Endpoint.Routes] about where
+// it is mounted.
+type Mount struct {
+	// PublicBaseURL is where the host is reached, without a trailing slash.
+	PublicBaseURL string
+	// ResourceURL is the endpoint's resolved resource URI.
+	ResourceURL string
+	// MetadataPath is the path of the endpoint's protected-resource
+	// metadata on this host, as its 401 challenge names it.
+	MetadataPath string
+	// OAuth is true when the endpoint requires a bearer token.
+	OAuth bool
+}
+
+// CallInfo is what the front door learnt of one request, for the host's
+// access log: the JSON-RPC method, the tool of a tools/call and whether the
+// reply streams.
+type CallInfo struct {
+	Method string
+	Tool   string
+	Stream bool
+}
+
+type callInfoKey struct{}
+
+// WithCallInfo returns a context in which the front door fills info.
+func WithCallInfo(ctx context.Context, info *CallInfo) context.Context {
+	return context.WithValue(ctx, callInfoKey{}, info)
+}
+
+// callInfoFrom returns the request's CallInfo, or a scratch one when the
+// host attached none.
+func callInfoFrom(ctx context.Context) *CallInfo {
+	if c, ok := ctx.Value(callInfoKey{}).(*CallInfo); ok {
+		return c
+	}
+	return &CallInfo{}
+}

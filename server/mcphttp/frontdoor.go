@@ -1,0 +1,446 @@
+package mcphttp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
+	"github.com/tridenttaxis/trident-mcp/server/auth"
+	"github.com/tridenttaxis/trident-mcp/server/metrics"
+)
+
+// headerProtocolVersion is the MCP Streamable HTTP version header.
+const headerProtocolVersion = "MCP-Protocol-Version"
+
+// allowedMethods is the Allow header of an endpoint: stateless, so no GET stream
+// and no session to DELETE.
+const allowedMethods = "POST, OPTIONS"
+
+// JSON-RPC methods the server answers (through the SDK); anything else that
+// expects a reply gets -32601. resources/* and prompts/* answer empty lists:
+// the server has neither, and generic clients list them anyway.
+var knownMethods = map[string]bool{
+	"initialize": true, "ping": true,
+	"tools/list": true, "tools/call": true,
+	"logging/setLevel": true, "completion/complete": true,
+	"resources/list": true, "resources/templates/list": true, "resources/read": true,
+	"prompts/list": true, "prompts/get": true,
+}
+
+// knownNotifications are passed on; other notifications are accepted (202)
+// and dropped, as JSON-RPC lets a receiver ignore what it does not know.
+var knownNotifications = map[string]bool{
+	"notifications/initialized": true, "notifications/cancelled": true,
+	"notifications/progress": true, "notifications/roots/list_changed": true,
+}
+
+// envelope is a JSON-RPC message with every member kept raw, so each can be
+// checked for its type and answered with a precise -32600.
+type envelope struct {
+	JSONRPC json.RawMessage `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  json.RawMessage `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	Result  json.RawMessage `json:"result"`
+	Error   json.RawMessage `json:"error"`
+}
+
+// serveMCP is the front door of an endpoint's POST. It answers every failure
+// the specification documents in its shape before the go-sdk sees the request
+// (whose own answers to these cases are plain-text 400s), then hands the
+// call to the SDK's stateless handler: the application/json one, or the
+// text/event-stream one when the call asks for progress.
+//
+// Order: Origin/Host (403), method (405), Accept (406), Content-Type (415),
+// MCP-Protocol-Version (400), body size (413) and pace (408), JSON
+// (-32700), JSON-RPC envelope (-32600), method name (-32601), tools/call
+// name (-32602 when absent or not a string, -32601 when not served), rate
+// limit (429). The tool handler then checks its arguments. OAuth (401)
+// runs before all but the Origin check, in the endpoint's verifier around
+// this handler.
+func (d *door) serveMCP(w http.ResponseWriter, r *http.Request) {
+	rec := callInfoFrom(r.Context())
+	switch r.Method {
+	case http.MethodPost:
+	case http.MethodOptions:
+		// A CORS preflight was answered by originGuard; a plain OPTIONS
+		// asks what the endpoint allows.
+		w.Header().Set("Allow", allowedMethods)
+		w.WriteHeader(http.StatusNoContent)
+		return
+	default:
+		w.Header().Set("Allow", allowedMethods)
+		writeRPCError(w, http.StatusMethodNotAllowed, nil, -32000,
+			"Method Not Allowed: this endpoint is stateless and takes POST only (no GET stream, no session to DELETE)")
+		return
+	}
+	if jsonOK, sseOK := accepts(r.Header.Values("Accept")); !jsonOK || !sseOK {
+		writeError(w, 0, nil, errcodes.NotAcceptable, Message(errcodes.NotAcceptable))
+		return
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		writeError(w, http.StatusUnsupportedMediaType, nil, errcodes.InvalidRequest,
+			Message(errcodes.InvalidRequest, "reason", "Content-Type must be application/json"))
+		return
+	}
+	if v := r.Header.Get(headerProtocolVersion); v != "" && !slices.Contains(supportedProtocolVersions, v) {
+		writeError(w, 0, nil, errcodes.UnsupportedProtocolVersion, Message(errcodes.UnsupportedProtocolVersion, "version", v))
+		return
+	}
+	body, ok := d.readBody(w, r)
+	if !ok {
+		return
+	}
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 {
+		writeError(w, 0, nil, errcodes.ParseError, Message(errcodes.ParseError, "reason", "empty request body"))
+		return
+	}
+	if err := checkJSON(trimmed); err != nil {
+		writeError(w, 0, nil, errcodes.ParseError, Message(errcodes.ParseError, "reason", err.Error()))
+		return
+	}
+	if trimmed[0] == '[' {
+		writeError(w, 0, nil, errcodes.InvalidRequest, Message(errcodes.InvalidRequest,
+			"reason", "JSON-RPC batches are not supported by protocol "+supportedProtocolVersions[0]))
+		return
+	}
+	var env envelope
+	if trimmed[0] != '{' || json.Unmarshal(trimmed, &env) != nil {
+		writeError(w, 0, nil, errcodes.InvalidRequest, Message(errcodes.InvalidRequest, "reason", "the body must be a JSON-RPC 2.0 object"))
+		return
+	}
+	id, reason := checkEnvelope(&env)
+	if reason != "" {
+		writeError(w, 0, id, errcodes.InvalidRequest, Message(errcodes.InvalidRequest, "reason", reason))
+		return
+	}
+	var method string
+	json.Unmarshal(env.Method, &method)
+	rec.Method = method
+	isCall := len(env.ID) > 0
+	switch {
+	case env.Method == nil:
+		// A response to a server request: stateless sessions send none,
+		// so the SDK acknowledges and drops it.
+	case !isCall && !knownNotifications[method]:
+		w.WriteHeader(http.StatusAccepted)
+		return
+	case isCall && !knownMethods[method]:
+		writeRPCError(w, http.StatusOK, id, entry(errcodes.MethodNotFound).JSONRPCCode,
+			"Method not found: no method named '"+method+"'")
+		return
+	}
+	var params struct {
+		Name json.RawMessage `json:"name"`
+		Meta struct {
+			ProgressToken json.RawMessage `json:"progressToken"`
+		} `json:"_meta"`
+	}
+	if len(env.Params) > 0 {
+		json.Unmarshal(env.Params, &params) // shape checked by checkEnvelope; members checked below
+	}
+	if method == "tools/call" {
+		name, reason := checkToolName(params.Name)
+		if reason != "" {
+			writeError(w, 0, id, errcodes.InvalidArguments, Message(errcodes.InvalidArguments, "field", "name", "reason", reason))
+			return
+		}
+		rec.Tool = name
+		if !d.tools[name] {
+			// Answered here: the SDK's JSON-RPC layer rewrites any -32601 a
+			// handler returns into its own "method not found" wording.
+			d.metrics.ObserveToolCall(d.ep.Path, metrics.UnknownTool, metrics.Outcome(string(errcodes.MethodNotFound)), 0)
+			writeError(w, 0, id, errcodes.MethodNotFound, Message(errcodes.MethodNotFound, "name", name))
+			return
+		}
+		release, ok := d.admit(w, r, name)
+		if !ok {
+			return
+		}
+		// The SDK's stateless handler returns only once the reply (JSON or
+		// the whole event stream) is written, so the slot covers the call.
+		defer release()
+	}
+	handler := d.jsonMCP
+	if t := bytes.TrimSpace(params.Meta.ProgressToken); len(t) > 0 && !bytes.Equal(t, []byte("null")) {
+		handler = d.sseMCP
+		rec.Stream = true
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	handler.ServeHTTP(&htmlUnescaper{ResponseWriter: w}, r)
+}
+
+// readBody reads the whole body within MaxBodyBytes, answering 413 above it.
+func (d *door) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	limit := d.cfg.MaxBodyBytes
+	tooLarge := func() ([]byte, bool) {
+		w.Header().Set("Connection", "close")
+		writeError(w, 0, nil, errcodes.PayloadTooLarge, Message(errcodes.PayloadTooLarge, "limit", strconv.FormatInt(limit, 10)))
+		return nil, false
+	}
+	if r.ContentLength > limit {
+		return tooLarge()
+	}
+	// http.Server's ReadHeaderTimeout stops at the headers, and a
+	// ReadTimeout would also cut off the calls that stream progress, so the
+	// body gets a deadline of its own: a client trickling a body cannot hold
+	// a connection and a goroutine open for ever. Cleared once read, since a
+	// deadline left set would cancel the call when it passes. Writers that
+	// cannot take deadlines (httptest.ResponseRecorder) read without one.
+	rc := http.NewResponseController(w)
+	if rc.SetReadDeadline(time.Now().Add(d.cfg.BodyReadTimeout)) == nil {
+		defer rc.SetReadDeadline(time.Time{})
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		return tooLarge()
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		w.Header().Set("Connection", "close")
+		writeError(w, http.StatusRequestTimeout, nil, errcodes.ParseError, Message(errcodes.ParseError,
+			"reason", "the request body did not arrive within "+d.cfg.BodyReadTimeout.String()))
+		return nil, false
+	case err != nil:
+		writeError(w, http.StatusBadRequest, nil, errcodes.ParseError, Message(errcodes.ParseError, "reason", "reading the body: "+err.Error()))
+		return nil, false
+	}
+	return body, true
+}
+
+// checkJSON reports why b is not exactly one JSON value, in
+// encoding/json's words ("invalid character 'x' looking for beginning of
+// value").
+func checkJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var v json.RawMessage
+	if err := dec.Decode(&v); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return errors.New("unexpected end of JSON input")
+		}
+		return err
+	}
+	if dec.More() {
+		return errors.New("trailing data after the JSON value")
+	}
+	return nil
+}
+
+// checkEnvelope validates the JSON-RPC 2.0 envelope as MCP narrows it (ids
+// are strings or numbers, never null; params is an object). It returns the
+// id to echo (nil when the id itself is bad) and the reason for -32600.
+func checkEnvelope(env *envelope) (json.RawMessage, string) {
+	var id json.RawMessage
+	if len(env.ID) > 0 {
+		switch env.ID[0] {
+		case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+			id = env.ID
+		default:
+			return nil, "id must be a string or a number"
+		}
+	}
+	var version string
+	if json.Unmarshal(env.JSONRPC, &version) != nil || version != "2.0" {
+		return id, `jsonrpc must be "2.0"`
+	}
+	if env.Method == nil {
+		if id == nil || (env.Result == nil && env.Error == nil) {
+			return id, "method is required"
+		}
+		return id, ""
+	}
+	var method string
+	if json.Unmarshal(env.Method, &method) != nil || method == "" {
+		return id, "method must be a non-empty string"
+	}
+	if len(env.Params) > 0 && env.Params[0] != '{' && !bytes.Equal(env.Params, []byte("null")) {
+		return id, "params must be an object"
+	}
+	return id, ""
+}
+
+// checkToolName reads params.name of tools/call, with Zod's wording.
+func checkToolName(raw json.RawMessage) (string, string) {
+	if len(raw) == 0 {
+		return "", "Required"
+	}
+	var name string
+	if err := json.Unmarshal(raw, &name); err != nil {
+		return "", "Expected string, received " + jsonKind(raw)
+	}
+	return name, ""
+}
+
+func jsonKind(raw json.RawMessage) string {
+	switch raw[0] {
+	case '"':
+		return "string"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
+// accepts reports whether the Accept values admit JSON and SSE replies,
+// wildcards included, as the go-sdk reads them.
+func accepts(values []string) (jsonOK, sseOK bool) {
+	for _, v := range values {
+		for _, part := range strings.Split(v, ",") {
+			base, _, _ := strings.Cut(part, ";")
+			switch strings.ToLower(strings.TrimSpace(base)) {
+			case "application/json", "application/*":
+				jsonOK = true
+			case "text/event-stream", "text/*":
+				sseOK = true
+			case "*/*":
+				jsonOK, sseOK = true, true
+			}
+		}
+	}
+	return jsonOK, sseOK
+}
+
+// admit applies the optional rate limiter to one tools/call, answering 429
+// with Retry-After when it refuses. When it admits, the caller must call
+// release once the call has been answered.
+func (d *door) admit(w http.ResponseWriter, r *http.Request, tool string) (release func(), ok bool) {
+	if d.limiter == nil {
+		return func() {}, true
+	}
+	rule, limited := d.limiter.Rule(tool)
+	if !limited {
+		return func() {}, true
+	}
+	release, retry, ok := d.limiter.Acquire(tool, clientKey(r, rule.ByEndUser))
+	if !ok {
+		d.metrics.RateLimited(d.ep.Path, tool)
+		secs := strconv.Itoa(int(retry.Seconds())) // whole seconds, at least 1: Acquire rounds up
+		w.Header().Set("Retry-After", secs)
+		writeError(w, 0, nil, errcodes.RateLimited, Message(errcodes.RateLimited, "seconds", secs))
+		return nil, false
+	}
+	return release, true
+}
+
+// clientKey names the caller for the limiter: the end user or the OAuth
+// client when the request was authenticated, else the remote address.
+// X-Forwarded-For is not trusted: a client could pick its own key.
+func clientKey(r *http.Request, byEndUser bool) string {
+	if c, ok := auth.CallerFrom(r.Context()); ok && c.IsAuthenticated() {
+		if byEndUser && c.UserID() != "" {
+			return "user:" + c.UserID()
+		}
+		if c.ClientID() != "" {
+			return "client:" + c.ClientID()
+		}
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	return "ip:" + host
+}
+
+// originGuard refuses, with 403, browser requests from origins the
+// configuration does not allow, and requests whose Host names a foreign
+// host on a loopback listener: the two signs of a DNS-rebinding attack. It
+// also answers CORS for allowed origins, preflight included.
+func (d *door) originGuard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		origin := r.Header.Get("Origin")
+		if origin != "" && !d.originAllowed(origin) || !d.hostAllowed(r) {
+			writeError(w, 0, nil, errcodes.ForbiddenOrigin, Message(errcodes.ForbiddenOrigin))
+			return
+		}
+		if origin != "" {
+			h := w.Header()
+			h.Set("Access-Control-Allow-Origin", origin)
+			h.Add("Vary", "Origin")
+			h.Set("Access-Control-Expose-Headers", "Mcp-Session-Id, WWW-Authenticate, Retry-After")
+			if r.Method == http.MethodOptions {
+				h.Set("Access-Control-Allow-Methods", allowedMethods)
+				h.Set("Access-Control-Allow-Headers", "Content-Type, Accept, Authorization, MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID")
+				h.Set("Access-Control-Max-Age", "600")
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (d *door) originAllowed(origin string) bool {
+	if len(d.cfg.AllowedOrigins) > 0 {
+		for _, o := range d.cfg.AllowedOrigins {
+			if o == "*" || strings.EqualFold(strings.TrimRight(o, "/"), origin) {
+				return true
+			}
+		}
+		return false
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	if pub, err := url.Parse(d.cfg.PublicBaseURL); err == nil && strings.EqualFold(pub.Scheme+"://"+pub.Host, origin) {
+		return true
+	}
+	return isLoopbackHost(u.Hostname())
+}
+
+// hostAllowed applies the go-sdk's localhost rule (a loopback listener
+// answers only loopback Host names) while also admitting the host of
+// PUBLIC_BASE_URL and of the allowed origins, so a reverse proxy on the
+// same machine can forward the public name.
+func (d *door) hostAllowed(r *http.Request) bool {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok || local == nil {
+		return true
+	}
+	lhost, _, err := net.SplitHostPort(local.String())
+	if err != nil || !isLoopbackHost(lhost) {
+		return true
+	}
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if isLoopbackHost(host) {
+		return true
+	}
+	for _, base := range append([]string{d.cfg.PublicBaseURL}, d.cfg.AllowedOrigins...) {
+		if u, err := url.Parse(base); err == nil && strings.EqualFold(u.Hostname(), host) {
+			return true
+		}
+	}
+	return false
+}
+
+func isLoopbackHost(h string) bool {
+	h = strings.Trim(h, "[]")
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}

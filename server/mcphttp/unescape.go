@@ -1,0 +1,62 @@
+package mcphttp
+
+import "net/http"
+
+// htmlUnescaper undoes encoding/json's HTML escaping (\u0026, \u003c, \u003e)
+// in the go-sdk's replies, so a URL in a result reads "…&dropoff=…" on the
+// wire exactly as the specification documents it rather than
+// "…\u0026dropoff=…". Both forms are the same JSON value; the plain one is
+// what people compare with curl.
+//
+// It is written by hand because it must be safe on any JSON text split across
+// writes: an escape is rewritten only when it is whole within one write and
+// its backslash is not itself escaped (the parity of a backslash run is
+// carried from one write to the next). Anything else passes through as is.
+type htmlUnescaper struct {
+	http.ResponseWriter
+	escaping bool // the last byte written was a backslash that starts an escape
+}
+
+func (u *htmlUnescaper) Write(p []byte) (int, error) {
+	out := make([]byte, 0, len(p))
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c != '\\' {
+			u.escaping = false
+			out = append(out, c)
+			continue
+		}
+		if u.escaping { // an escaped backslash: "\\"
+			u.escaping = false
+			out = append(out, c)
+			continue
+		}
+		if i+5 < len(p) && p[i+1] == 'u' && p[i+2] == '0' && p[i+3] == '0' {
+			if r, ok := htmlEscapes[[2]byte{p[i+4], p[i+5]}]; ok {
+				out = append(out, r)
+				i += 5
+				continue
+			}
+		}
+		u.escaping = true
+		out = append(out, c)
+	}
+	if _, err := u.ResponseWriter.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+var htmlEscapes = map[[2]byte]byte{
+	{'2', '6'}: '&', {'3', 'c'}: '<', {'3', 'C'}: '<', {'3', 'e'}: '>', {'3', 'E'}: '>',
+}
+
+// Flush keeps SSE frames flowing through the wrapper.
+func (u *htmlUnescaper) Flush() {
+	if f, ok := u.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (u *htmlUnescaper) Unwrap() http.ResponseWriter { return u.ResponseWriter }

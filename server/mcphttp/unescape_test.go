@@ -1,0 +1,67 @@
+package mcphttp
+
+import (
+	"encoding/json"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+func TestHTMLUnescaper(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"u":"a\u0026b\u003cc\u003ed"}`, `{"u":"a&b<c>d"}`},
+		{`{"u":"\\u0026"}`, `{"u":"\\u0026"}`},      // an escaped backslash, then the text u0026
+		{`{"u":"\\\u0026"}`, `{"u":"\\&"}`},         // an escaped backslash, then an escape
+		{`{"u":"\u00e9\u0026"}`, `{"u":"\u00e9&"}`}, // other escapes are left alone
+		{`{"u":"\"\u003C"}`, `{"u":"\"<"}`},         // upper-case hex
+	} {
+		rec := httptest.NewRecorder()
+		u := &htmlUnescaper{ResponseWriter: rec}
+		if n, err := u.Write([]byte(tc.in)); err != nil || n != len(tc.in) {
+			t.Fatalf("Write(%s) = %d, %v", tc.in, n, err)
+		}
+		if got := rec.Body.String(); got != tc.want {
+			t.Errorf("%s: got %s, want %s", tc.in, got, tc.want)
+		}
+		var a, b any
+		if json.Unmarshal([]byte(tc.in), &a) != nil || json.Unmarshal(rec.Body.Bytes(), &b) != nil {
+			t.Fatalf("%s: not JSON both ways", tc.in)
+		}
+		if ja, _ := json.Marshal(a); string(ja) != mustMarshal(b) {
+			t.Errorf("%s: the value changed", tc.in)
+		}
+	}
+}
+
+// TestHTMLUnescaperAcrossWrites: a backslash run split between writes keeps
+// its parity, and an escape split between writes is left as it is.
+func TestHTMLUnescaperAcrossWrites(t *testing.T) {
+	for _, parts := range [][]string{
+		{`{"u":"\`, `\u0026"}`},  // "\\u0026": must stay
+		{`{"u":"a\u00`, `26"}`},  // split escape: left escaped, still valid
+		{`{"u":"\\`, `\u0026"}`}, // "\\" then "\u0026": the second becomes &
+	} {
+		rec := httptest.NewRecorder()
+		u := &htmlUnescaper{ResponseWriter: rec}
+		for _, p := range parts {
+			u.Write([]byte(p))
+		}
+		in := strings.Join(parts, "")
+		var a, b any
+		if err := json.Unmarshal(rec.Body.Bytes(), &b); err != nil {
+			t.Fatalf("%s became invalid JSON %s: %v", in, rec.Body.String(), err)
+		}
+		_ = json.Unmarshal([]byte(in), &a)
+		if ja, _ := json.Marshal(a); string(ja) != mustMarshal(b) {
+			t.Errorf("%s: value changed to %s", in, rec.Body.String())
+		}
+	}
+}
+
+func mustMarshal(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}

@@ -1,0 +1,113 @@
+package journey
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/tridenttaxis/trident-mcp/contracts"
+)
+
+// Registry is the connector registry (contracts/relay/connectors.json): the
+// connectors continue_journey knows, each with its entry tool and how its
+// arguments come from the shared journey fields.
+type Registry struct {
+	connectors []Connector
+	byID       map[string]int
+}
+
+// Connector is one registry entry.
+type Connector struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// EntryTool is the target's tool that next_action names.
+	EntryTool string `json:"entry_tool"`
+	// Enabled is the operator's switch: false makes the connector
+	// unavailable whatever the host reports.
+	Enabled   bool       `json:"enabled"`
+	Arguments []Argument `json:"arguments"`
+}
+
+// Argument maps one shared journey field to one argument of the entry tool.
+type Argument struct {
+	// Name is the argument's name in the entry tool.
+	Name string `json:"name"`
+	// From is the shared journey field it takes, unchanged.
+	From string `json:"from"`
+	// Required: without the field, the status is proposal.
+	Required bool `json:"required"`
+}
+
+// DefaultRegistry parses the shipped registry, embedded in the binary.
+func DefaultRegistry() (*Registry, error) { return ParseRegistry(contracts.RelayConnectors) }
+
+// ParseRegistry reads a registry document: it must satisfy
+// connectors.schema.json, name each connector once, and name each argument
+// of a connector once.
+func ParseRegistry(doc []byte) (*Registry, error) {
+	schema, err := registrySchema()
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("connector registry: %w", err)
+	}
+	if err := schema.Validate(v); err != nil {
+		return nil, fmt.Errorf("connector registry does not satisfy connectors.schema.json: %w", err)
+	}
+	var file struct {
+		Connectors []Connector `json:"connectors"`
+	}
+	if err := json.Unmarshal(doc, &file); err != nil {
+		return nil, fmt.Errorf("connector registry: %w", err)
+	}
+	r := &Registry{connectors: file.Connectors, byID: map[string]int{}}
+	for i, c := range file.Connectors {
+		if _, dup := r.byID[c.ID]; dup {
+			return nil, fmt.Errorf("connector registry: connector %q listed twice", c.ID)
+		}
+		r.byID[c.ID] = i
+		names := map[string]bool{}
+		for _, a := range c.Arguments {
+			if names[a.Name] {
+				return nil, fmt.Errorf("connector registry: connector %q maps argument %q twice", c.ID, a.Name)
+			}
+			names[a.Name] = true
+		}
+	}
+	return r, nil
+}
+
+func registrySchema() (*jsonschema.Schema, error) {
+	const name = "connectors.schema.json"
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	if err := c.AddResource(name, bytes.NewReader(contracts.RelayConnectorsSchema)); err != nil {
+		return nil, fmt.Errorf("connector registry schema: %w", err)
+	}
+	s, err := c.Compile(name)
+	if err != nil {
+		return nil, fmt.Errorf("connector registry schema: %w", err)
+	}
+	return s, nil
+}
+
+// Connector looks a connector up by id.
+func (r *Registry) Connector(id string) (Connector, bool) {
+	i, ok := r.byID[id]
+	if !ok {
+		return Connector{}, false
+	}
+	return r.connectors[i], true
+}
+
+// Connectors lists the registry in file order.
+func (r *Registry) Connectors() []Connector {
+	return append([]Connector(nil), r.connectors...)
+}

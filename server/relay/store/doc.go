@@ -1,0 +1,30 @@
+// Package store is Relay's memory: sessions, journeys, intents, the host's
+// connector reports and the retained request, selection, handoff and outcome
+// signals, behind one [Store] interface with two engines.
+//
+// SQLite is the default (RELAY_DATABASE_URL=sqlite:relay.db, the pure-Go
+// modernc.org/sqlite driver, so the binary needs no cgo); PostgreSQL
+// (postgres://…, through pgx) lets several replicas share one journey. Both
+// run the same statements through database/sql; the schema is versioned SQL
+// embedded in the binary (migrations/<engine>/), applied by goose when the
+// store opens.
+//
+// Ownership is part of every call: a journey read or continued by an actor
+// other than its owner is [ErrForeignActor], distinct from [ErrNotFound], so
+// Relay can refuse both as invalid_context and still log which it was.
+//
+// Nothing here holds provider credentials, and the types have no field for
+// coordinates: a journey's context is its minimised shared fields (cities,
+// airports, dates, party size, currency) and an event names its request by
+// the option's request_scope digest. Retention (RELAY_RETENTION, default 30
+// days) is [Store.Purge], run on a timer by [Purger].
+//
+//	st, err := store.Open(ctx, os.Getenv("RELAY_DATABASE_URL"), nil)
+//	if err != nil { … }
+//	defer st.Close()
+//	refs, err := st.Begin(ctx, actor, "search_rides", continuation)
+//	_, err = st.RecordEvent(ctx, actor, store.Event{Kind: store.EventRequest,
+//		JourneyID: refs.JourneyID, IntentID: refs.IntentID, RequestID: requestID,
+//		Tool: "search_rides", Status: "ok"})
+//	go (&store.Purger{Store: st, Retention: retention}).Run(ctx)
+package store

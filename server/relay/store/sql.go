@@ -1,0 +1,471 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// sqlStore is the one implementation of [Store] over database/sql: both
+// engines take the same statements (ON CONFLICT, RETURNING and NOT EXISTS
+// read alike in SQLite and PostgreSQL), written with ? placeholders and
+// rewritten to $n once at start for PostgreSQL.
+type sqlStore struct {
+	d   dialect
+	db  *sql.DB
+	now func() time.Time
+	q   queries
+}
+
+type queries struct {
+	insertSession, insertJourney, insertIntent                            string
+	session, journey, intent                                              string
+	setJourneyContext                                                     string
+	upsertReport, report                                                  string
+	insertEvent, events                                                   string
+	purgeEvents, purgeReports, purgeIntents, purgeJourneys, purgeSessions string
+}
+
+func newSQLStore(d dialect, db *sql.DB, opts *Options) *sqlStore {
+	r := d.rebind
+	return &sqlStore{d: d, db: db, now: opts.now(), q: queries{
+		insertSession: r(`INSERT INTO sessions (id, actor, created_at) VALUES (?, ?, ?)`),
+		insertJourney: r(`INSERT INTO journeys (id, session_id, actor, context, created_at, updated_at)
+			SELECT ?, s.id, s.actor, ?, ?, ? FROM sessions s WHERE s.id = ? AND s.actor = ?`),
+		insertIntent: r(`INSERT INTO intents (id, journey_id, tool, created_at)
+			SELECT ?, j.id, ?, ? FROM journeys j WHERE j.id = ? AND j.actor = ?`),
+		session: r(`SELECT id, actor, created_at FROM sessions WHERE id = ?`),
+		journey: r(`SELECT id, session_id, actor, context, created_at, updated_at FROM journeys WHERE id = ?`),
+		intent:  r(`SELECT i.id, i.journey_id, i.tool, i.created_at, j.actor FROM intents i JOIN journeys j ON j.id = i.journey_id WHERE i.id = ?`),
+		setJourneyContext: r(`UPDATE journeys SET context = ?, updated_at = ? WHERE id = ? AND actor = ?
+			RETURNING id, session_id, actor, context, created_at, updated_at`),
+		// The WHERE on the SELECT is also what lets SQLite parse an
+		// INSERT … SELECT … ON CONFLICT without ambiguity.
+		upsertReport: r(`INSERT INTO connector_reports (session_id, connectors, reported_at)
+			SELECT s.id, ?, ? FROM sessions s WHERE s.id = ? AND s.actor = ?
+			ON CONFLICT (session_id) DO UPDATE SET connectors = excluded.connectors, reported_at = excluded.reported_at
+			WHERE excluded.reported_at >= connector_reports.reported_at`),
+		report: r(`SELECT connectors, reported_at FROM connector_reports WHERE session_id = ?`),
+		insertEvent: r(`INSERT INTO events (journey_id, intent_id, kind, request_id, tool, provider, option_id,
+				request_scope, status, amount_minor, currency, occurred_at)
+			SELECT j.id, i.id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+			FROM intents i JOIN journeys j ON j.id = i.journey_id
+			WHERE i.id = ? AND j.id = ? AND j.actor = ?
+			RETURNING id`),
+		events: r(`SELECT id, kind, journey_id, intent_id, request_id, tool, provider, option_id,
+				request_scope, status, amount_minor, currency, occurred_at
+			FROM events WHERE journey_id = ? ORDER BY id`),
+		purgeEvents:  r(`DELETE FROM events WHERE occurred_at < ?`),
+		purgeReports: r(`DELETE FROM connector_reports WHERE reported_at < ?`),
+		purgeIntents: r(`DELETE FROM intents WHERE created_at < ?
+			AND NOT EXISTS (SELECT 1 FROM events e WHERE e.intent_id = intents.id)`),
+		purgeJourneys: r(`DELETE FROM journeys WHERE updated_at < ?
+			AND NOT EXISTS (SELECT 1 FROM intents i WHERE i.journey_id = journeys.id)`),
+		purgeSessions: r(`DELETE FROM sessions WHERE created_at < ?
+			AND NOT EXISTS (SELECT 1 FROM journeys j WHERE j.session_id = sessions.id)
+			AND NOT EXISTS (SELECT 1 FROM connector_reports c WHERE c.session_id = sessions.id)`),
+	}}
+}
+
+// rebind rewrites ? placeholders as $1, $2 … for PostgreSQL. The statements
+// above hold no ? inside literals, so a plain scan is exact.
+func (d dialect) rebind(query string) string {
+	if !d.dollar {
+		return query
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range query {
+		if r == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func micros(t time.Time) int64      { return t.UnixMicro() }
+func fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
+
+func contextJSON(c json.RawMessage) (string, error) {
+	if len(c) == 0 {
+		return "{}", nil
+	}
+	if !json.Valid(c) {
+		return "", fmt.Errorf("%w: journey context is not valid JSON", ErrInvalid)
+	}
+	return string(c), nil
+}
+
+func needActor(actor string) error {
+	if actor == "" {
+		return fmt.Errorf("%w: empty actor", ErrInvalid)
+	}
+	return nil
+}
+
+func (s *sqlStore) Begin(ctx context.Context, actor, tool string, journeyContext json.RawMessage) (Refs, error) {
+	if err := needActor(actor); err != nil {
+		return Refs{}, err
+	}
+	jc, err := contextJSON(journeyContext)
+	if err != nil {
+		return Refs{}, err
+	}
+	refs := Refs{SessionID: uuid.NewString(), JourneyID: uuid.NewString(), IntentID: uuid.NewString()}
+	now := micros(s.now())
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return Refs{}, s.wrap("begin", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, s.q.insertSession, refs.SessionID, actor, now); err != nil {
+		return Refs{}, s.wrap("insert session", err)
+	}
+	if _, err := tx.ExecContext(ctx, s.q.insertJourney, refs.JourneyID, jc, now, now, refs.SessionID, actor); err != nil {
+		return Refs{}, s.wrap("insert journey", err)
+	}
+	if _, err := tx.ExecContext(ctx, s.q.insertIntent, refs.IntentID, tool, now, refs.JourneyID, actor); err != nil {
+		return Refs{}, s.wrap("insert intent", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return Refs{}, s.wrap("commit", err)
+	}
+	return refs, nil
+}
+
+func (s *sqlStore) Session(ctx context.Context, actor, sessionID string) (Session, error) {
+	var ses Session
+	var created int64
+	err := s.db.QueryRowContext(ctx, s.q.session, sessionID).Scan(&ses.ID, &ses.Actor, &created)
+	if err := s.owned("session", sessionID, err, ses.Actor, actor); err != nil {
+		return Session{}, err
+	}
+	ses.CreatedAt = fromMicros(created)
+	return ses, nil
+}
+
+func (s *sqlStore) NewJourney(ctx context.Context, actor, sessionID string, journeyContext json.RawMessage) (Journey, error) {
+	if err := needActor(actor); err != nil {
+		return Journey{}, err
+	}
+	jc, err := contextJSON(journeyContext)
+	if err != nil {
+		return Journey{}, err
+	}
+	now := s.now()
+	j := Journey{ID: uuid.NewString(), SessionID: sessionID, Actor: actor, Context: json.RawMessage(jc),
+		CreatedAt: fromMicros(micros(now)), UpdatedAt: fromMicros(micros(now))}
+	res, err := s.db.ExecContext(ctx, s.q.insertJourney, j.ID, jc, micros(now), micros(now), sessionID, actor)
+	if err != nil {
+		return Journey{}, s.wrap("insert journey", err)
+	}
+	if err := s.inserted(res, func() error { _, err := s.Session(ctx, actor, sessionID); return err }, false); err != nil {
+		return Journey{}, err
+	}
+	return j, nil
+}
+
+func (s *sqlStore) Journey(ctx context.Context, actor, journeyID string) (Journey, error) {
+	j, err := scanJourney(s.db.QueryRowContext(ctx, s.q.journey, journeyID))
+	if err := s.owned("journey", journeyID, err, j.Actor, actor); err != nil {
+		return Journey{}, err
+	}
+	return j, nil
+}
+
+func scanJourney(row *sql.Row) (Journey, error) {
+	var j Journey
+	var jc string
+	var created, updated int64
+	if err := row.Scan(&j.ID, &j.SessionID, &j.Actor, &jc, &created, &updated); err != nil {
+		return Journey{}, err
+	}
+	j.Context, j.CreatedAt, j.UpdatedAt = json.RawMessage(jc), fromMicros(created), fromMicros(updated)
+	return j, nil
+}
+
+func (s *sqlStore) SetJourneyContext(ctx context.Context, actor, journeyID string, journeyContext json.RawMessage) (Journey, error) {
+	jc, err := contextJSON(journeyContext)
+	if err != nil {
+		return Journey{}, err
+	}
+	j, err := scanJourney(s.db.QueryRowContext(ctx, s.q.setJourneyContext, jc, micros(s.now()), journeyID, actor))
+	if errors.Is(err, sql.ErrNoRows) {
+		_, err = s.Journey(ctx, actor, journeyID)
+		if err == nil { // purged between the two statements
+			err = fmt.Errorf("store: journey %q: %w", journeyID, ErrNotFound)
+		}
+		return Journey{}, err
+	}
+	if err != nil {
+		return Journey{}, s.wrap("update journey", err)
+	}
+	return j, nil
+}
+
+func (s *sqlStore) NewIntent(ctx context.Context, actor, journeyID, tool string) (Intent, error) {
+	if err := needActor(actor); err != nil {
+		return Intent{}, err
+	}
+	now := s.now()
+	in := Intent{ID: uuid.NewString(), JourneyID: journeyID, Tool: tool, CreatedAt: fromMicros(micros(now))}
+	res, err := s.db.ExecContext(ctx, s.q.insertIntent, in.ID, tool, micros(now), journeyID, actor)
+	if err != nil {
+		return Intent{}, s.wrap("insert intent", err)
+	}
+	if err := s.inserted(res, func() error { _, err := s.Journey(ctx, actor, journeyID); return err }, false); err != nil {
+		return Intent{}, err
+	}
+	return in, nil
+}
+
+func (s *sqlStore) Intent(ctx context.Context, actor, intentID string) (Intent, error) {
+	var in Intent
+	var created int64
+	var owner string
+	err := s.db.QueryRowContext(ctx, s.q.intent, intentID).Scan(&in.ID, &in.JourneyID, &in.Tool, &created, &owner)
+	if err := s.owned("intent", intentID, err, owner, actor); err != nil {
+		return Intent{}, err
+	}
+	in.CreatedAt = fromMicros(created)
+	return in, nil
+}
+
+func (s *sqlStore) ReportConnectors(ctx context.Context, actor string, report ConnectorReport) error {
+	if err := needActor(actor); err != nil {
+		return err
+	}
+	connectors := report.Connectors
+	if connectors == nil {
+		connectors = []ConnectorState{}
+	}
+	body, err := json.Marshal(connectors)
+	if err != nil {
+		return fmt.Errorf("store: encode connector report: %w", err)
+	}
+	at := report.ReportedAt
+	if at.IsZero() {
+		at = s.now()
+	}
+	res, err := s.db.ExecContext(ctx, s.q.upsertReport, string(body), micros(at), report.SessionID, actor)
+	if err != nil {
+		return s.wrap("upsert connector report", err)
+	}
+	// No row changed: the session is unknown or foreign, or a newer report
+	// is already stored (which wins, so this one is dropped without error).
+	return s.inserted(res, func() error { _, err := s.Session(ctx, actor, report.SessionID); return err }, true)
+}
+
+func (s *sqlStore) ConnectorReport(ctx context.Context, actor, sessionID string) (ConnectorReport, error) {
+	if _, err := s.Session(ctx, actor, sessionID); err != nil {
+		return ConnectorReport{}, err
+	}
+	r := ConnectorReport{SessionID: sessionID}
+	var body string
+	var at int64
+	err := s.db.QueryRowContext(ctx, s.q.report, sessionID).Scan(&body, &at)
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, nil
+	}
+	if err != nil {
+		return ConnectorReport{}, s.wrap("read connector report", err)
+	}
+	if err := json.Unmarshal([]byte(body), &r.Connectors); err != nil {
+		return ConnectorReport{}, fmt.Errorf("store: stored connector report of session %q: %w", sessionID, err)
+	}
+	r.ReportedAt = fromMicros(at)
+	return r, nil
+}
+
+func validEvent(e Event) error {
+	missing := func(what string) error {
+		return fmt.Errorf("%w: %s event without %s", ErrInvalid, e.Kind, what)
+	}
+	switch {
+	case e.JourneyID == "":
+		return missing("journey_id")
+	case e.IntentID == "":
+		return missing("intent_id")
+	case e.RequestID == "":
+		return missing("request_id")
+	}
+	switch e.Kind {
+	case EventRequest:
+	case EventSelection:
+		if e.Provider == "" || e.OptionID == "" {
+			return missing("provider and option_id")
+		}
+	case EventHandoff:
+		if e.Provider == "" {
+			return missing("provider")
+		}
+	case EventOutcome:
+		if e.Provider == "" || e.Status == "" {
+			return missing("provider and status")
+		}
+	default:
+		return fmt.Errorf("%w: unknown event kind %q", ErrInvalid, e.Kind)
+	}
+	if (e.AmountMinor == nil) != (e.Currency == "") {
+		return fmt.Errorf("%w: %s event: amount_minor and currency go together", ErrInvalid, e.Kind)
+	}
+	return nil
+}
+
+func (s *sqlStore) RecordEvent(ctx context.Context, actor string, e Event) (Event, error) {
+	if err := needActor(actor); err != nil {
+		return Event{}, err
+	}
+	if err := validEvent(e); err != nil {
+		return Event{}, err
+	}
+	if e.OccurredAt.IsZero() {
+		e.OccurredAt = s.now()
+	}
+	e.OccurredAt = fromMicros(micros(e.OccurredAt))
+	err := s.db.QueryRowContext(ctx, s.q.insertEvent,
+		string(e.Kind), e.RequestID, e.Tool, e.Provider, e.OptionID, e.RequestScope, e.Status,
+		e.AmountMinor, e.Currency, micros(e.OccurredAt),
+		e.IntentID, e.JourneyID, actor).Scan(&e.ID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Event{}, s.whyNoEvent(ctx, actor, e)
+	}
+	if err != nil {
+		return Event{}, s.wrap("insert event", err)
+	}
+	return e, nil
+}
+
+// whyNoEvent tells the caller which reference of an event did not hold.
+func (s *sqlStore) whyNoEvent(ctx context.Context, actor string, e Event) error {
+	if _, err := s.Journey(ctx, actor, e.JourneyID); err != nil {
+		return err
+	}
+	in, err := s.Intent(ctx, actor, e.IntentID)
+	if err != nil {
+		return err
+	}
+	if in.JourneyID != e.JourneyID {
+		return fmt.Errorf("store: intent %q is not in journey %q: %w", e.IntentID, e.JourneyID, ErrNotFound)
+	}
+	return fmt.Errorf("store: intent %q: %w", e.IntentID, ErrNotFound) // purged meanwhile
+}
+
+func (s *sqlStore) Events(ctx context.Context, actor, journeyID string) ([]Event, error) {
+	if _, err := s.Journey(ctx, actor, journeyID); err != nil {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, s.q.events, journeyID)
+	if err != nil {
+		return nil, s.wrap("list events", err)
+	}
+	defer rows.Close()
+	var out []Event
+	for rows.Next() {
+		var e Event
+		var kind string
+		var amount sql.NullInt64
+		var at int64
+		if err := rows.Scan(&e.ID, &kind, &e.JourneyID, &e.IntentID, &e.RequestID, &e.Tool, &e.Provider,
+			&e.OptionID, &e.RequestScope, &e.Status, &amount, &e.Currency, &at); err != nil {
+			return nil, s.wrap("scan event", err)
+		}
+		e.Kind, e.OccurredAt = EventKind(kind), fromMicros(at)
+		if amount.Valid {
+			e.AmountMinor = &amount.Int64
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.wrap("list events", err)
+	}
+	return out, nil
+}
+
+func (s *sqlStore) Purge(ctx context.Context, before time.Time) (Purged, error) {
+	cut := micros(before)
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return Purged{}, s.wrap("begin purge", err)
+	}
+	defer tx.Rollback()
+	var p Purged
+	// Leaves first: a parent goes only once nothing newer is left under it.
+	for _, step := range []struct {
+		query string
+		count *int64
+	}{
+		{s.q.purgeEvents, &p.Events},
+		{s.q.purgeReports, &p.ConnectorReports},
+		{s.q.purgeIntents, &p.Intents},
+		{s.q.purgeJourneys, &p.Journeys},
+		{s.q.purgeSessions, &p.Sessions},
+	} {
+		res, err := tx.ExecContext(ctx, step.query, cut)
+		if err != nil {
+			return Purged{}, s.wrap("purge", err)
+		}
+		if *step.count, err = res.RowsAffected(); err != nil {
+			return Purged{}, s.wrap("purge", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return Purged{}, s.wrap("commit purge", err)
+	}
+	return p, nil
+}
+
+func (s *sqlStore) Ping(ctx context.Context) error { return s.wrap("ping", s.db.PingContext(ctx)) }
+
+func (s *sqlStore) Close() error { return s.db.Close() }
+
+// owned turns a lookup's outcome into ErrNotFound, ErrForeignActor or a
+// wrapped database error.
+func (s *sqlStore) owned(what, id string, err error, owner, actor string) error {
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("store: %s %q: %w", what, id, ErrNotFound)
+	case err != nil:
+		return s.wrap("read "+what, err)
+	case owner != actor:
+		return fmt.Errorf("store: %s %q: %w", what, id, ErrForeignActor)
+	}
+	return nil
+}
+
+// inserted checks that an INSERT … SELECT guarded by ownership wrote a row;
+// when it did not, check says why (ErrNotFound or ErrForeignActor). With
+// staleOK, a parent that checks out means the write lost to a newer one.
+func (s *sqlStore) inserted(res sql.Result, check func() error, staleOK bool) error {
+	n, err := res.RowsAffected()
+	if err != nil {
+		return s.wrap("rows affected", err)
+	}
+	if n > 0 {
+		return nil
+	}
+	if err := check(); err != nil {
+		return err
+	}
+	if staleOK {
+		return nil
+	}
+	return fmt.Errorf("store: parent vanished during the write: %w", ErrNotFound)
+}
+
+func (s *sqlStore) wrap(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("store (%s): %s: %w", s.d.name, op, err)
+}

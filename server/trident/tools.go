@@ -1,0 +1,337 @@
+package trident
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
+	"github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/server/fare"
+	"github.com/tridenttaxis/trident-mcp/server/geo"
+	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
+	"github.com/tridenttaxis/trident-mcp/server/validate"
+)
+
+// tools holds what the three tool handlers share. Each handler validates its
+// arguments against the contract's input schema before it touches the
+// geocoder, so a bad call costs no upstream quota.
+type tools struct {
+	tariff      *fare.Tariff
+	geocoder    geo.Geocoder
+	router      geo.Router
+	bookingBase string // BOOKING_BASE_URL, no trailing slash
+	bookingSite string // BOOKING_BASE_URL exactly as configured (get_service_info)
+	inputs      map[string]*validate.Schema
+}
+
+// handlers maps each tool name of the endpoint's manifest to its handler.
+// New refuses to start when the two lists differ.
+func (t *tools) handlers() map[string]mcp.ToolHandler {
+	return map[string]mcp.ToolHandler{
+		mcptypes.ToolEstimateFare:   t.estimateFare,
+		mcptypes.ToolGetServiceInfo: t.getServiceInfo,
+		mcptypes.ToolStartBooking:   t.startBooking,
+	}
+}
+
+// decode validates raw arguments against tool's input schema and unmarshals
+// them (defaults applied) into v. Its error is the -32602 JSON-RPC error.
+func (t *tools) decode(tool string, raw json.RawMessage, v any) error {
+	norm, err := t.inputs[tool].Validate(raw)
+	if err != nil {
+		var fe *validate.FieldError
+		if errors.As(err, &fe) {
+			return mcphttp.RPCError(errcodes.InvalidArguments, mcphttp.Message(errcodes.InvalidArguments, "field", fe.Field, "reason", fe.Reason))
+		}
+		return err
+	}
+	if err := json.Unmarshal(norm, v); err != nil {
+		// Valid per schema but out of Go's range, e.g. a number beyond float64.
+		return mcphttp.RPCError(errcodes.InvalidArguments, mcphttp.Message(errcodes.InvalidArguments, "field", validate.RootField, "reason", err.Error()))
+	}
+	return nil
+}
+
+// trip is what estimate_fare and start_booking both price.
+type trip struct {
+	tool            string
+	pickup, dropoff string
+	vehicle         string
+	departAt        *string
+	meetAndGreet    bool
+	passengers      int
+}
+
+// priced is a quote with the rounded route it was computed on.
+type priced struct {
+	quote   fare.Quote
+	miles   float64 // whole miles, as the fare counted them
+	seconds float64 // whole minutes, in seconds
+}
+
+// The four steps reported as notifications/progress when the call carries
+// _meta.progressToken; progress counts the steps already done.
+var progressSteps = [...]string{"Geocoding pickup", "Geocoding dropoff", "Routing", "Pricing"}
+
+type progressFunc func(step int)
+
+func progressFor(ctx context.Context, req *mcp.CallToolRequest) progressFunc {
+	token := req.Params.GetProgressToken()
+	if token == nil || req.Session == nil {
+		return func(int) {}
+	}
+	return func(step int) {
+		// A failed notification (client gone) must not fail the call.
+		_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+			ProgressToken: token,
+			Progress:      float64(step),
+			Total:         float64(len(progressSteps)),
+			Message:       progressSteps[step],
+		})
+	}
+}
+
+// price runs geocode, geocode, route, quote. Deterministic failures (an
+// address or route that does not resolve, a trip the tariff refuses) are
+// GEOCODE_FAILED; an upstream that could not answer is ROUTING_UNAVAILABLE,
+// which the catalogue marks retryable (a geocoder outage included: retrying
+// it can succeed, unlike a bad address).
+func (t *tools) price(ctx context.Context, tr trip, progress progressFunc) (priced, error) {
+	fail := func(code errcodes.Code, cause error) (priced, error) {
+		return priced{}, &mcphttp.ToolError{Code: string(code), Text: mcphttp.ToolText(code, tr.tool), Cause: cause}
+	}
+	lookup := func(step int, query string) (geo.Place, error) {
+		progress(step)
+		p, err := t.geocoder.Geocode(ctx, query)
+		switch {
+		case err == nil:
+			return p, nil
+		case errors.Is(err, geo.ErrNoMatch):
+			_, f := fail(errcodes.GeocodeFailed, err)
+			return p, f
+		default:
+			_, f := fail(errcodes.RoutingUnavailable, err)
+			return p, f
+		}
+	}
+	from, f := lookup(0, tr.pickup)
+	if f != nil {
+		return priced{}, f
+	}
+	to, f := lookup(1, tr.dropoff)
+	if f != nil {
+		return priced{}, f
+	}
+	progress(2)
+	route, err := t.router.Route(ctx, from, to)
+	if err != nil {
+		if errors.Is(err, geo.ErrNoMatch) {
+			return fail(errcodes.GeocodeFailed, err)
+		}
+		return fail(errcodes.RoutingUnavailable, err)
+	}
+	progress(3)
+	ft := fare.Trip{
+		Vehicle:         tr.vehicle,
+		DistanceMiles:   t.tariff.RoundDistanceMiles(route.DistanceMeters),
+		DurationSeconds: t.tariff.RoundDurationSeconds(route.DurationSeconds),
+		Pickup:          fare.Endpoint{Lat: from.Lat, Lon: from.Lon, Airport: from.IsAirport()},
+		Dropoff:         fare.Endpoint{Lat: to.Lat, Lon: to.Lon, Airport: to.IsAirport()},
+		MeetAndGreet:    tr.meetAndGreet,
+		Passengers:      tr.passengers,
+	}
+	if tr.departAt != nil {
+		depart, err := validate.ParseDateTime(*tr.departAt)
+		if err != nil { // unreachable: the schema's format check ran first
+			return priced{}, err
+		}
+		ft.Depart, ft.Prebooked = depart, true
+	}
+	q, err := t.tariff.Quote(ft)
+	switch {
+	case err == nil:
+	case errors.Is(err, fare.ErrCapacity):
+		var ce *fare.CapacityError
+		errors.As(err, &ce)
+		return priced{}, t.capacityFailure(ce.Vehicle, ce.Capacity, ce.Passengers)
+	case errors.Is(err, fare.ErrInvalidTrip), errors.Is(err, fare.ErrUnknownVehicle):
+		// e.g. a route longer than the tariff prices: no address change
+		// within the service makes this retryable.
+		return fail(errcodes.GeocodeFailed, err)
+	default:
+		return priced{}, err // the server's own fault: logged, answered -32603
+	}
+	return priced{quote: q, miles: ft.DistanceMiles, seconds: ft.DurationSeconds}, nil
+}
+
+// capacityFailure words CAPACITY_EXCEEDED from the catalogue template. The
+// advice names the smallest vehicle start_booking accepts that seats the
+// party, or, when none does, says the group needs more than one vehicle.
+func (t *tools) capacityFailure(vehicle string, capacity, passengers int) *mcphttp.ToolError {
+	advice := fmt.Sprintf("Groups over %d need more than one vehicle — call the office.", capacity)
+	best := 0
+	for _, v := range mcptypes.StartBookingInputVehicleTypeValues {
+		c, ok := t.tariff.Capacity(string(v))
+		if ok && c >= passengers && (best == 0 || c < best) {
+			best = c
+			advice = fmt.Sprintf("Choose '%s' for groups over %d.", v, capacity)
+		}
+	}
+	return &mcphttp.ToolError{
+		Code: string(errcodes.CapacityExceeded),
+		Text: mcphttp.Message(errcodes.CapacityExceeded,
+			"vehicle", vehicle, "capacity", strconv.Itoa(capacity),
+			"passengers", strconv.Itoa(passengers), "advice", advice),
+	}
+}
+
+func (t *tools) estimateFare(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var in mcptypes.EstimateFareInput
+	if err := t.decode(mcptypes.ToolEstimateFare, req.Params.Arguments, &in); err != nil {
+		return nil, err
+	}
+	tr := trip{tool: mcptypes.ToolEstimateFare, pickup: in.Pickup, dropoff: in.Dropoff, departAt: in.DepartAt}
+	if in.VehicleType != nil {
+		tr.vehicle = string(*in.VehicleType)
+	}
+	if in.MeetAndGreet != nil {
+		tr.meetAndGreet = *in.MeetAndGreet
+	}
+	p, f := t.price(ctx, tr, progressFor(ctx, req))
+	if f != nil {
+		return nil, f
+	}
+	out := mcptypes.EstimateFareOutput{
+		FareGBP:             p.quote.FareGBP,
+		DistanceMiles:       p.miles,
+		DurationSeconds:     p.seconds,
+		Rate:                mcptypes.EstimateFareOutputRate(p.quote.Band),
+		AirportSurchargeGBP: p.quote.AirportSurchargeGBP,
+		TariffVersion:       p.quote.TariffVersion,
+		AppliedRules:        append([]string{}, p.quote.AppliedRules...),
+	}
+	text := fmt.Sprintf("%s · %s · %s · %s tariff", fare.FormatGBP(p.quote.FarePence), milesText(p.miles), minutesText(p.seconds), p.quote.Band)
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: out}, nil
+}
+
+func (t *tools) getServiceInfo(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var in mcptypes.GetServiceInfoInput
+	if err := t.decode(mcptypes.ToolGetServiceInfo, req.Params.Arguments, &in); err != nil {
+		return nil, err
+	}
+	info := t.tariff.ServiceInfo()
+	out := mcptypes.GetServiceInfoOutput{
+		Brand:    info.Brand,
+		Area:     info.Area,
+		Vehicles: make([]mcptypes.Vehicle, 0, len(info.Vehicles)),
+		Surcharges: mcptypes.Surcharges{
+			PreBookingGBP:              info.Surcharges.PreBookingGBP,
+			AirportPickupOrDropGBP:     info.Surcharges.AirportPickupOrDropGBP,
+			AirportMeetAndGreetGBP:     info.Surcharges.AirportMeetAndGreetGBP,
+			EightSeaterLocalMultiplier: info.Surcharges.EightSeaterLocalMultiplier,
+		},
+		Tariffs:    append([]string{}, info.Tariffs...),
+		BookingURL: t.bookingSite,
+	}
+	for _, v := range info.Vehicles {
+		mv := mcptypes.Vehicle{ID: v.ID, MaxPassengers: int64(v.MaxPassengers)}
+		if v.Note != "" {
+			note := v.Note
+			mv.Note = &note
+		}
+		out.Vehicles = append(out.Vehicles, mv)
+	}
+	text := info.Brand + " · " + info.Area
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: out}, nil
+}
+
+func (t *tools) startBooking(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var in mcptypes.StartBookingInput
+	if err := t.decode(mcptypes.ToolStartBooking, req.Params.Arguments, &in); err != nil {
+		return nil, err
+	}
+	vehicle := string(in.VehicleType)
+	tr := trip{tool: mcptypes.ToolStartBooking, pickup: in.Pickup, dropoff: in.Dropoff, vehicle: vehicle, departAt: in.DepartAt}
+	if in.MeetAndGreet != nil {
+		tr.meetAndGreet = *in.MeetAndGreet
+	}
+	if in.Passengers != nil {
+		tr.passengers = int(*in.Passengers)
+		// Capacity before geocoding: a party that cannot fit fails fast and
+		// spends no upstream quota.
+		if c, ok := t.tariff.Capacity(vehicle); ok && tr.passengers > c {
+			return nil, t.capacityFailure(vehicle, c, tr.passengers)
+		}
+	}
+	p, f := t.price(ctx, tr, progressFor(ctx, req))
+	if f != nil {
+		return nil, f
+	}
+	link := t.bookingURL(in, p)
+	out := mcptypes.StartBookingOutput{
+		BookingURL:              link,
+		Confirmed:               false,
+		RequiresPassengerAction: true,
+		Quote: mcptypes.Quote{
+			FareGBP:         p.quote.FareGBP,
+			DistanceMiles:   p.miles,
+			DurationSeconds: p.seconds,
+			Rate:            mcptypes.QuoteRate(p.quote.Band),
+			VehicleType:     mcptypes.QuoteVehicleType(vehicle),
+			TariffVersion:   p.quote.TariffVersion,
+		},
+		Prefilled: mcptypes.Prefilled{
+			Pickup:       in.Pickup,
+			Dropoff:      in.Dropoff,
+			VehicleType:  mcptypes.PrefilledVehicleType(vehicle),
+			DepartAt:     in.DepartAt,
+			MeetAndGreet: tr.meetAndGreet,
+		},
+	}
+	text := fmt.Sprintf("Booking session ready — fare %s · %s · %s.\n\nSend the passenger this link to finish the booking (name, phone, date, payment):\n%s",
+		fare.FormatGBP(p.quote.FarePence), milesText(p.miles), minutesText(p.seconds), link)
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: out}, nil
+}
+
+// bookingURL builds <BOOKING_BASE_URL>/book?... with the specification's
+// parameters in its order; departAt only when given, meetAndGreet=1 only
+// when requested. The party size is not part of the specification's link.
+func (t *tools) bookingURL(in mcptypes.StartBookingInput, p priced) string {
+	var b strings.Builder
+	b.WriteString(t.bookingBase)
+	b.WriteString("/book?pickup=")
+	b.WriteString(url.QueryEscape(in.Pickup))
+	b.WriteString("&dropoff=")
+	b.WriteString(url.QueryEscape(in.Dropoff))
+	b.WriteString("&vehicleType=")
+	b.WriteString(url.QueryEscape(string(in.VehicleType)))
+	fmt.Fprintf(&b, "&fare=%d.%02d", p.quote.FarePence/100, p.quote.FarePence%100)
+	b.WriteString("&distance=" + strconv.FormatFloat(p.miles, 'f', -1, 64))
+	b.WriteString("&duration=" + strconv.FormatFloat(p.seconds, 'f', -1, 64))
+	if in.DepartAt != nil {
+		b.WriteString("&departAt=" + url.QueryEscape(*in.DepartAt))
+	}
+	if in.MeetAndGreet != nil && *in.MeetAndGreet {
+		b.WriteString("&meetAndGreet=1")
+	}
+	return b.String()
+}
+
+func milesText(miles float64) string {
+	if miles == 1 {
+		return "1 mile"
+	}
+	return strconv.FormatFloat(miles, 'f', -1, 64) + " miles"
+}
+
+// minutesText shows a duration already rounded to whole minutes.
+func minutesText(seconds float64) string {
+	return strconv.FormatFloat(seconds/60, 'f', 0, 64) + " min"
+}
