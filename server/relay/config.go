@@ -7,11 +7,14 @@ import (
 	"time"
 
 	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
+	"github.com/tridenttaxis/trident-mcp/server/relay/providers/lyft"
+	"github.com/tridenttaxis/trident-mcp/server/relay/providers/uber"
 )
 
 // OptionsFromEnv reads Relay's configuration variables through lookup
 // (os.LookupEnv in the binary): RELAY_SIGNING_KEYS, RELAY_OPTION_TTL,
-// RELAY_RESOURCE_URL, RELAY_PROVIDERS_FILE and RELAY_TRIDENT_URL. selfMCP is this server's own
+// RELAY_RESOURCE_URL, RELAY_PROVIDERS_FILE, RELAY_TRIDENT_URL and the Uber
+// and Lyft credentials (see addEstimators). selfMCP is this server's own
 // Trident endpoint, the Trident source when RELAY_TRIDENT_URL is unset; set
 // and empty, it disables the source. RELAY_RESOURCE_URL is the endpoint's
 // resource URI (zero: the host's public base URL + /mcp/rides).
@@ -41,6 +44,10 @@ func OptionsFromEnv(lookup func(string) (string, bool), selfMCP string) (*Option
 		return nil, err
 	}
 	o.Registry = reg
+	getenv := func(k string) string { v, _ := lookup(k); return v }
+	if err := addEstimators(o, reg, getenv); err != nil {
+		return nil, err
+	}
 	url, set := lookup("RELAY_TRIDENT_URL")
 	if !set {
 		url = selfMCP
@@ -53,6 +60,32 @@ func OptionsFromEnv(lookup func(string) (string, bool), selfMCP string) (*Option
 		o.Sources["trident"] = src
 	}
 	return o, nil
+}
+
+// addEstimators configures Uber (UBER_API_URL, UBER_ACCESS_TOKEN) and Lyft
+// (LYFT_API_URL, LYFT_CLIENT_ID, LYFT_CLIENT_SECRET) when the registry
+// lists them; without credentials a source is left out, so a search reports
+// it credentials_required and never calls it.
+func addEstimators(o *Options, reg *Registry, getenv func(string) string) error {
+	if _, ok := reg.Lookup(uber.Provider); ok {
+		c, err := uber.New(uber.ConfigFromEnv(getenv), nil)
+		if err != nil {
+			return err
+		}
+		if c.Configured() {
+			o.Sources[uber.Provider] = EstimatorSource{Estimator: c, Operation: "GET " + uber.PricePath}
+		}
+	}
+	if _, ok := reg.Lookup(lyft.Provider); ok {
+		c, err := lyft.New(lyft.ConfigFromEnv(getenv), nil)
+		if err != nil {
+			return err
+		}
+		if c.Configured() {
+			o.Sources[lyft.Provider] = EstimatorSource{Estimator: c, Operation: "GET " + lyft.CostPath}
+		}
+	}
+	return nil
 }
 
 // FromEnv builds the Relay endpoint from the environment (see
