@@ -1,0 +1,110 @@
+package relay_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	relayclient "github.com/tridenttaxis/trident-mcp/client/relay"
+	tridentclient "github.com/tridenttaxis/trident-mcp/client/trident"
+	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
+	tridenttypes "github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/internal/testserver"
+)
+
+// TestTheBinary is the issue's done-when check against the real server
+// binary, started as `make run` starts it (no credentials, no Relay
+// configuration; the fare clock on a weekday morning): Relay at /mcp/rides
+// beside Trident's /mcp, and Trident as Relay's source through its own
+// endpoint over HTTP.
+func TestTheBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and starts the server binary")
+	}
+	base := testserver.Start(t, testserver.Build(t), testserver.FreeAddr(t))
+	ctx := context.Background()
+	rc, err := relayclient.New(base + "/mcp/rides")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc, err := tridentclient.New(base + "/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("New York: handoffs only", func(t *testing.T) {
+		out, err := rc.SearchRides(ctx, mcptypes.SearchRidesInput{Pickup: &jfk, Dropoff: &timesSquare, DestinationCity: ptr("New York"), PartySize: ptr(int64(2))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Status != "handoff_available" || len(out.Options) != 0 {
+			t.Fatalf("status %s with %d options", out.Status, len(out.Options))
+		}
+		kinds := map[string]mcptypes.BrowserHandoff{}
+		for _, h := range out.BrowserHandoffs {
+			kinds[h.Provider] = h
+		}
+		for _, id := range []string{"uber", "lyft"} {
+			h := kinds[id]
+			if !h.ParametersApplied || !strings.Contains(h.URL, "40.6413") || !strings.Contains(h.URL, "-73.9855") {
+				t.Errorf("%s: %+v", id, h)
+			}
+		}
+		for _, id := range []string{"bolt", "freenow"} {
+			if kinds[id].DestinationKind != "provider_entry" {
+				t.Errorf("%s: %+v", id, kinds[id])
+			}
+		}
+	})
+
+	t.Run("Helensburgh to Glasgow Airport: Trident's options", func(t *testing.T) {
+		out, err := rc.SearchRides(ctx, mcptypes.SearchRidesInput{Pickup: &helensburgh, Dropoff: &glasgowAir, PartySize: ptr(int64(2))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Status != "ok" || len(out.Options) != 6 {
+			t.Fatalf("status %s with %d options: %+v", out.Status, len(out.Options), out.Errors)
+		}
+		for _, o := range out.Options {
+			vt := tridenttypes.EstimateFareInputVehicleType(o.Product.ID)
+			q, err := tc.EstimateFare(ctx, tridenttypes.EstimateFareInput{Pickup: pair(helensburgh), Dropoff: pair(glasgowAir), VehicleType: &vt})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := int64(q.FareGBP*100 + 0.5); o.Price.AmountMinor != want || o.Price.Basis != "fixed" || o.Price.Currency != "GBP" {
+				t.Errorf("%s: %+v, estimate_fare says %v GBP", o.Product.ID, o.Price, q.FareGBP)
+			}
+		}
+		exec := out.Options[2]
+		if exec.Product.ID != "executive" || exec.Price.AmountMinor != 6240 {
+			t.Errorf("executive by day: %+v", exec)
+		}
+		h, err := rc.GetRideBookingHandoff(ctx, mcptypes.GetRideBookingHandoffInput{Option: &out.Options[0], Context: &out.RelayContext})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sb, err := tc.StartBooking(ctx, tridenttypes.StartBookingInput{Pickup: pair(helensburgh), Dropoff: pair(glasgowAir), VehicleType: "saloon", Passengers: ptr(int64(2))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.URL == nil || *h.URL != sb.BookingURL || !h.SelectionPreserved {
+			t.Errorf("the saloon's handoff %+v, want Trident's prefilled link %s", h, sb.BookingURL)
+		}
+	})
+
+	t.Run("its own protected-resource metadata", func(t *testing.T) {
+		resp, err := http.Get(base + "/.well-known/oauth-protected-resource/mcp/rides")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var doc struct {
+			Resource string `json:"resource"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil || resp.StatusCode != 200 || doc.Resource != base+"/mcp/rides" {
+			t.Errorf("HTTP %d, resource %q: %v", resp.StatusCode, doc.Resource, err)
+		}
+	})
+}
