@@ -1,8 +1,12 @@
 package relay_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/tridenttaxis/trident-mcp/contracts"
+	"github.com/tridenttaxis/trident-mcp/server/relay"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -107,4 +111,38 @@ func TestTheBinary(t *testing.T) {
 			t.Errorf("HTTP %d, resource %q: %v", resp.StatusCode, doc.Resource, err)
 		}
 	})
+}
+
+// The documents around /mcp/rides: its page, its schemas byte for byte, its
+// samples, beside Trident's.
+func TestDocuments(t *testing.T) {
+	s, _ := newRelay(t, relay.Options{})
+	url, hc := hostURL(t, s)
+	base := strings.TrimSuffix(url, relay.Path)
+	get := func(p string) (int, string, []byte) {
+		resp, err := hc.Get(base + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header.Get("Content-Type"), b
+	}
+	if code, ct, b := get("/mcp-docs/rides"); code != 200 || !strings.HasPrefix(ct, "text/html") || !strings.Contains(string(b), "get_ride_booking_handoff") || !strings.Contains(string(b), "RELAY_INVALID_OPTION") {
+		t.Errorf("/mcp-docs/rides: %d %s", code, ct)
+	}
+	want, _ := contracts.Relay.ReadFile("schemas/search_rides.input.json")
+	if code, _, b := get("/mcp-schemas/rides/search_rides.input.json"); code != 200 || !bytes.Equal(b, want) {
+		t.Errorf("schema: %d, byte for byte %v", code, bytes.Equal(b, want))
+	}
+	for _, p := range []string{"/mcp-schemas/rides/index.json", "/mcp-schemas/rides/mcp-tools.d.ts", "/samples/rides/index.json", "/samples/rides/errors/invalid_option.json"} {
+		if code, _, _ := get(p); code != 200 {
+			t.Errorf("%s: %d", p, code)
+		}
+	}
+	for _, p := range []string{"/mcp-schemas/rides/nope.json", "/samples/rides/../tools.json", "/samples/rides/providers.schema.json"} {
+		if code, _, _ := get(p); code != 404 {
+			t.Errorf("%s: %d, want 404", p, code)
+		}
+	}
 }
