@@ -115,7 +115,7 @@ NEWMAN := $(NODE) node_modules/.bin/newman run collections/trident.postman_colle
 # token needs no issuer, so none is started.
 .PHONY: test-collections
 test-collections: npm ## Run the Postman collection with newman and the Insomnia export's requests against local servers (public and OAuth mode)
-	scripts/with-server.sh -- bash -c '$(NEWMAN) --env-var "mcpEndpoint=$$MCP_ENDPOINT" --folder Tools --folder Examples \
+	scripts/with-server.sh -- bash -c '$(NEWMAN) --env-var "mcpEndpoint=$$MCP_ENDPOINT" --env-var "ridesEndpoint=$$MCP_ENDPOINT/rides" --folder Tools --folder Examples --folder "Relay rides" \
 	  && $(NODE) tools/js/check-collections.mjs'
 	scripts/with-server.sh MCP_REQUIRE_OAUTH=true OAUTH_ISSUER=http://127.0.0.1:9/auth/v1 -- \
 	  bash -c '$(NEWMAN) --env-var "mcpEndpoint=$$MCP_ENDPOINT" --folder "OAuth mode"'

@@ -121,7 +121,7 @@ func TestPostmanCollection(t *testing.T) {
 	for _, v := range c.Variable {
 		vars[v.Key] = v.Value
 	}
-	if diff := cmp.Diff(map[string]string{"mcpEndpoint": DefaultEndpoint, "accessToken": ""}, vars); diff != "" {
+	if diff := cmp.Diff(map[string]string{"mcpEndpoint": DefaultEndpoint, "ridesEndpoint": DefaultRidesEndpoint, "accessToken": ""}, vars); diff != "" {
 		t.Errorf("variables (-want +got):\n%s", diff)
 	}
 
@@ -160,12 +160,23 @@ func TestPostmanCollection(t *testing.T) {
 	if diff := cmp.Diff(slices.Sorted(slices.Values(wantExamples)), slices.Sorted(slices.Values(examples))); diff != "" {
 		t.Errorf("examples: every sample and the streamed call (-want +got):\n%s", diff)
 	}
+	var relay []string
+	for _, it := range byFolder[FolderRelay] {
+		relay = append(relay, strings.TrimPrefix(it.Name, "rides/"))
+	}
+	if diff := cmp.Diff(relaySamples, relay); diff != "" {
+		t.Errorf("Relay folder (-want +got):\n%s", diff)
+	}
 
 	for folder, items := range byFolder {
 		for _, it := range items {
 			where := folder + "/" + it.Name
 			r := it.Request
-			if r.Method != "POST" || r.URL.Raw != "{{mcpEndpoint}}" || r.Body.Mode != "raw" {
+			endpoint := "{{mcpEndpoint}}"
+			if folder == FolderRelay {
+				endpoint = "{{ridesEndpoint}}"
+			}
+			if r.Method != "POST" || r.URL.Raw != endpoint || r.Body.Mode != "raw" {
 				t.Errorf("%s: %s %s body mode %q", where, r.Method, r.URL.Raw, r.Body.Mode)
 			}
 			var body struct {
@@ -205,6 +216,10 @@ func TestPostmanCollection(t *testing.T) {
 			case folder == FolderTools:
 				if !e.ResultOnly || e.Status != 200 {
 					t.Errorf("%s: a tool request must assert a result: %+v", where, e)
+				}
+			case folder == FolderRelay:
+				if e.ToolStatus == "" || e.Status != 200 || e.ResultOnly == e.Refusal {
+					t.Errorf("%s: a Relay request must assert its status, and a result or a refusal: %+v", where, e)
 				}
 			case strings.HasSuffix(it.Name, "(streamed)"):
 				if !e.Streamed || body.Params.Meta["progressToken"] == nil || len(e.Result) == 0 {
@@ -267,7 +282,11 @@ func TestInsomniaExport(t *testing.T) {
 		}
 		requests++
 		folder := parent["name"].(string)
-		if r["url"] != "{{ _.mcpEndpoint }}" || r["method"] != "POST" {
+		url := "{{ _.mcpEndpoint }}"
+		if folder == FolderRelay {
+			url = "{{ _.ridesEndpoint }}"
+		}
+		if r["url"] != url || r["method"] != "POST" {
 			t.Errorf("%s/%v: %v %v", folder, r["name"], r["method"], r["url"])
 		}
 		var auth map[string]any

@@ -53,6 +53,10 @@ func postmanCollection(m *contracts.Manifest, calls []call) ([]byte, error) {
 			Disabled:    c.Folder != FolderOAuth,
 			Description: "OAuth mode only (MCP_REQUIRE_OAUTH=true): paste a token into the accessToken variable and enable this header.",
 		})
+		endpoint := "{{mcpEndpoint}}"
+		if c.Rides {
+			endpoint = "{{ridesEndpoint}}"
+		}
 		folders[c.Folder] = append(folders[c.Folder], map[string]any{
 			"name": c.Name,
 			"event": []any{map[string]any{
@@ -63,7 +67,7 @@ func postmanCollection(m *contracts.Manifest, calls []call) ([]byte, error) {
 				"method":      "POST",
 				"header":      hs,
 				"body":        map[string]any{"mode": "raw", "raw": string(c.Body), "options": map[string]any{"raw": map[string]any{"language": "json"}}},
-				"url":         map[string]any{"raw": "{{mcpEndpoint}}", "host": []string{"{{mcpEndpoint}}"}},
+				"url":         map[string]any{"raw": endpoint, "host": []string{endpoint}},
 				"description": c.Description,
 			},
 			"response": []any{},
@@ -73,6 +77,7 @@ func postmanCollection(m *contracts.Manifest, calls []call) ([]byte, error) {
 		FolderTools:    "One request per MCP tool, with the exact headers and the JSON-RPC tools/call body. The test script asserts that a JSON-RPC result is present (JSON replies) or that the SSE stream ends with a framed response whose id matches.",
 		FolderExamples: "Every sample pair from the contracts: the request and a test script asserting the documented response.",
 		FolderOAuth:    "Samples that apply only when the operator has set MCP_REQUIRE_OAUTH=true. The Authorization header here is enabled; leave accessToken blank to see the documented 401.",
+		FolderRelay:    "The Relay rides endpoint (ridesEndpoint): searches between coordinates, a provider entry handoff and two refusals. Each answer carries fresh ids and signatures, so the test script checks its status, not the sample's bytes.",
 	}
 	var items []any
 	for _, f := range order {
@@ -88,6 +93,7 @@ func postmanCollection(m *contracts.Manifest, calls []call) ([]byte, error) {
 		"item": items,
 		"variable": []map[string]string{
 			{"key": "mcpEndpoint", "value": DefaultEndpoint, "type": "string"},
+			{"key": "ridesEndpoint", "value": DefaultRidesEndpoint, "type": "string"},
 			{"key": "accessToken", "value": "", "type": "string"},
 		},
 	}

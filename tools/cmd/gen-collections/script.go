@@ -90,6 +90,14 @@ if (expected.challenge) {
     pm.expect(h).to.match(/resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource"/);
   });
 }
+if (expected.toolStatus) {
+  pm.test("structuredContent.status is " + expected.toolStatus + (expected.refusal ? " (a refusal)" : ""), () => {
+    pm.expect(frame).to.have.property("result");
+    pm.expect(frame.result.isError === true, "isError").to.equal(Boolean(expected.refusal));
+    pm.expect(frame.result.structuredContent.status).to.equal(expected.toolStatus);
+    pm.expect(JSON.parse(frame.result.content[0].text)).to.eql(frame.result.structuredContent);
+  });
+}
 if (expected.result) {
   pm.test("result matches the documented sample", () => pm.expect(frame.result).to.eql(expected.result));
 }`
