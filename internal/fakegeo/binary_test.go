@@ -53,7 +53,7 @@ type fareClient struct {
 
 func newFareClient(t *testing.T, base string) *fareClient {
 	t.Helper()
-	entries, err := contracts.LoadErrors()
+	entries, err := contracts.Trident.Errors()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,6 +62,9 @@ func newFareClient(t *testing.T, base string) *fareClient {
 		if m := e.Messages["estimate_fare"]; m != "" {
 			c.byText[m] = e.Name
 		}
+	}
+	if len(c.byText) == 0 {
+		t.Fatal("the catalogue names no estimate_fare refusal texts")
 	}
 	t.Cleanup(c.http.CloseIdleConnections)
 	return c
