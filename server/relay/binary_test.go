@@ -8,6 +8,8 @@ import (
 	"github.com/tridenttaxis/trident-mcp/server/relay"
 	"io"
 	"net/http"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -143,6 +145,24 @@ func TestDocuments(t *testing.T) {
 	for _, p := range []string{"/mcp-schemas/rides/nope.json", "/samples/rides/../tools.json", "/samples/rides/providers.schema.json"} {
 		if code, _, _ := get(p); code != 404 {
 			t.Errorf("%s: %d, want 404", p, code)
+		}
+	}
+}
+
+// The binary refuses to start with an option lifetime above five minutes,
+// or signing keys it cannot read, naming the variable.
+func TestTheBinaryRefusesBadRelayConfiguration(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the server binary")
+	}
+	bin := testserver.Build(t)
+	for _, kv := range []string{"RELAY_OPTION_TTL=6m", "RELAY_SIGNING_KEYS=nokid", "RELAY_PROVIDERS_FILE=/nonexistent/providers.json"} {
+		cmd := exec.Command(bin)
+		cmd.Env = append(os.Environ(), "ADDR="+testserver.FreeAddr(t), kv)
+		out, err := cmd.CombinedOutput()
+		name, _, _ := strings.Cut(kv, "=")
+		if err == nil || !strings.Contains(string(out), name) {
+			t.Errorf("%s: err %v, output %s", kv, err, out)
 		}
 	}
 }
