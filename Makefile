@@ -11,7 +11,7 @@ ENDPOINT  ?= http://localhost:8080/mcp
 # The MCP endpoints, each with its contract folder contracts/<name>/, its
 # generated code in gen/<name>/ and its typed client in client/<name>/; a new
 # endpoint is one more name here.
-ENDPOINTS := trident
+ENDPOINTS := trident relay
 comma := ,
 empty :=
 space := $(empty) $(empty)
@@ -104,11 +104,11 @@ conformance: ## Run the conformance suite against ENDPOINT (default http://local
 
 .PHONY: check-ts
 check-ts: npm ## Type-check the generated TypeScript declarations
-	$(NODE) node_modules/.bin/tsc --noEmit --strict gen/trident/ts/mcp-tools.d.ts
+	for ep in $(ENDPOINTS); do $(NODE) node_modules/.bin/tsc --noEmit --strict gen/$$ep/ts/mcp-tools.d.ts; done
 
 .PHONY: check-schemas-ajv
 check-schemas-ajv: npm ## Compile every JSON Schema with ajv (strict Draft 2020-12) as a second opinion
-	$(NODE) tools/js/check-schemas.mjs trident
+	for ep in $(ENDPOINTS); do $(NODE) tools/js/check-schemas.mjs $$ep; done
 
 .PHONY: lint-openapi
 lint-openapi: npm ## Lint the OpenAPI contract with redocly

@@ -19,6 +19,9 @@ type Set struct {
 // Trident is the contract folder of the Trident endpoint (/mcp).
 var Trident = Open("trident")
 
+// Relay is the Relay rides endpoint's contract folder (/mcp/rides).
+var Relay = Open("relay")
+
 // Open returns the contract folder dir (a folder of [FS], e.g. "trident").
 // Reading a file of a folder that does not exist fails on first use.
 func Open(dir string) *Set {

@@ -262,7 +262,7 @@ func TestSampleErrorsAreCatalogued(t *testing.T) {
 
 // TestCatalogueMatchesContract keeps the generated constants in step with errors.json.
 func TestCatalogueMatchesContract(t *testing.T) {
-	rows, err := contracts.Catalogue(contracts.Trident)
+	rows, err := contracts.Catalogue(contracts.Trident, contracts.Relay)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,13 +274,17 @@ func TestCatalogueMatchesContract(t *testing.T) {
 		if string(errcodes.Catalogue[i].Code) != r.Name {
 			t.Errorf("row %d: %s vs %s", i, r.Name, errcodes.Catalogue[i].Code)
 		}
-		if r.Source == "seed" {
+		// Relay's rows come from its own specification's error table.
+		if r.Source == "seed" && !strings.HasPrefix(r.Name, "RELAY_") {
 			seed++
 		}
 		if r.Surface == "tool" && (r.Signal == "" || (len(r.Messages) == 0 && r.Message == "")) {
 			t.Errorf("%s: a tool error needs a signal and its message(s)", r.Name)
 		}
-		if r.Surface == "tool" && r.Message != "" && !strings.Contains(r.Message, r.Signal) {
+		// Relay's refusal text is the JSON of its Refusal, whose "status"
+		// is the signal; its message sits beside it.
+		relayRow := strings.HasPrefix(r.Signal, `"status":`)
+		if r.Surface == "tool" && r.Message != "" && !relayRow && !strings.Contains(r.Message, r.Signal) {
 			t.Errorf("%s: the message lacks the signal %q", r.Name, r.Signal)
 		}
 		for tool, msg := range r.Messages {

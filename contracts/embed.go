@@ -25,5 +25,5 @@ import "embed"
 // FS holds every contract file, with paths relative to this directory (for
 // example "errors.json" or "trident/schemas/estimate_fare.input.json").
 //
-//go:embed errors.json errors.schema.json openapi.yaml trident
+//go:embed errors.json errors.schema.json openapi.yaml trident relay
 var FS embed.FS

@@ -32,7 +32,7 @@ run_public() {
 	local addr="127.0.0.1:$(free_port)"
 	start_server "$addr" || return
 	echo "test-collections: [public] the whole Postman collection against http://$addr/mcp"
-	newman --env-var "mcpEndpoint=http://$addr/mcp" || return
+	newman --env-var "mcpEndpoint=http://$addr/mcp" --env-var "ridesEndpoint=http://$addr/mcp/rides" || return
 	MCP_ENDPOINT="http://$addr/mcp" "$node" tools/js/check-collections.mjs
 }
 
@@ -53,7 +53,10 @@ run_oauth() {
 		sed -n 's/.*"access_token":"\([^"]*\)".*/\1/p')"
 	[ -n "$token" ] || { echo "test-collections: the dev issuer minted no token" >&2; cat "$log" >&2; return 1; }
 	echo "test-collections: [oauth] the whole Postman collection against http://$addr/mcp, with a token"
-	newman --env-var "mcpEndpoint=http://$addr/mcp" --env-var "accessToken=$token"
+	# The Relay folder skips itself: no ridesAccessToken is given (Relay's
+	# OAuth mode, with its scopes and its own Trident credentials, is not
+	# built yet).
+	newman --env-var "mcpEndpoint=http://$addr/mcp" --env-var "ridesEndpoint=http://$addr/mcp/rides" --env-var "accessToken=$token"
 }
 
 failed=()

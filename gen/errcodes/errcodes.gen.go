@@ -67,6 +67,18 @@ const (
 	RoutingUnavailable Code = "ROUTING_UNAVAILABLE"
 	// The requested passenger count exceeds the vehicle's seating capacity (saloon ≤4, mpv ≤7, wav ≤4). Checked before geocoding.
 	CapacityExceeded Code = "CAPACITY_EXCEEDED"
+	// The arguments failed the tool's input schema: an unsupported field, a coordinate, count, date or currency out of range, an unknown provider id, or both or neither of option and provider.
+	RelayInvalidArguments Code = "RELAY_INVALID_ARGUMENTS"
+	// An option is not one Relay issued to this caller, session and journey unchanged (tampered, reconstructed, stripped of verification, under another context), or it has expired.
+	RelayInvalidOption Code = "RELAY_INVALID_OPTION"
+	// The relay_context passed as context (or the journey_id) is tampered, unknown, or another caller's.
+	RelayInvalidContext Code = "RELAY_INVALID_CONTEXT"
+	// The option's provider has no credentials configured on this server any more, so it cannot be refreshed.
+	RelayCredentialsRequired Code = "RELAY_CREDENTIALS_REQUIRED"
+	// The operator has no API authorization for the option's provider, so it cannot be refreshed.
+	RelayApiAuthorizationRequired Code = "RELAY_API_AUTHORIZATION_REQUIRED"
+	// The option's provider is cooling down after a 429 (its Retry-After) or its request budget is spent; it was not called.
+	RelayRateLimited Code = "RELAY_RATE_LIMITED"
 )
 
 // Catalogue lists every row: the shared ones in the order of contracts/errors.json,
@@ -261,6 +273,84 @@ var Catalogue = []Entry{
 		Retryable:   false,
 		Signal:      "seats up to",
 		Message:     "Vehicle '{vehicle}' seats up to {capacity} passengers, but {passengers} were requested. {advice}",
+	},
+	{
+		Code:        RelayInvalidArguments,
+		Source:      "seed",
+		Surface:     "tool",
+		JSONRPCCode: 0,
+		HTTPStatus:  0,
+		Tools:       []string{"search_rides", "compare_rides", "resolve_ride", "get_ride_booking_handoff", "continue_journey"},
+		Meaning:     "The arguments failed the tool's input schema: an unsupported field, a coordinate, count, date or currency out of range, an unknown provider id, or both or neither of option and provider.",
+		Remedy:      "Check tools/list, remove unsupported fields and correct the fields listed in fields[]. Do not retry unchanged.",
+		Retryable:   false,
+		Signal:      "\"status\":\"invalid_arguments\"",
+		Message:     "Invalid arguments: {fields}. Check tools/list, remove unsupported fields and correct date, count or coordinate values.",
+	},
+	{
+		Code:        RelayInvalidOption,
+		Source:      "seed",
+		Surface:     "tool",
+		JSONRPCCode: 0,
+		HTTPStatus:  0,
+		Tools:       []string{"compare_rides", "resolve_ride", "get_ride_booking_handoff"},
+		Meaning:     "An option is not one Relay issued to this caller, session and journey unchanged (tampered, reconstructed, stripped of verification, under another context), or it has expired.",
+		Remedy:      "Search again in the same journey and use a fresh issued option. Do not strip verification or bypass ownership checks.",
+		Retryable:   false,
+		Signal:      "\"status\":\"invalid_option\"",
+		Message:     "The option is invalid or expired: search again in the same journey and use a fresh issued option, passed unchanged with the same context.",
+	},
+	{
+		Code:        RelayInvalidContext,
+		Source:      "project",
+		Surface:     "tool",
+		JSONRPCCode: 0,
+		HTTPStatus:  0,
+		Tools:       []string{"search_rides", "compare_rides", "resolve_ride", "get_ride_booking_handoff", "continue_journey"},
+		Meaning:     "The relay_context passed as context (or the journey_id) is tampered, unknown, or another caller's.",
+		Remedy:      "Pass the relay_context of the previous Relay response unchanged, or omit context to start a new session.",
+		Retryable:   false,
+		Signal:      "\"status\":\"invalid_context\"",
+		Message:     "The context is not a relay_context Relay issued to this caller: pass the previous response's relay_context unchanged, or omit it to start a new session.",
+	},
+	{
+		Code:        RelayCredentialsRequired,
+		Source:      "seed",
+		Surface:     "tool",
+		JSONRPCCode: 0,
+		HTTPStatus:  0,
+		Tools:       []string{"resolve_ride"},
+		Meaning:     "The option's provider has no credentials configured on this server any more, so it cannot be refreshed.",
+		Remedy:      "Use a supported provider handoff or have the operator configure permitted access. Do not retry unconfigured sources in a loop.",
+		Retryable:   false,
+		Signal:      "\"status\":\"credentials_required\"",
+		Message:     "Provider '{provider}' has no credentials configured on this server: use its handoff, or ask the operator to configure access.",
+	},
+	{
+		Code:        RelayApiAuthorizationRequired,
+		Source:      "seed",
+		Surface:     "tool",
+		JSONRPCCode: 0,
+		HTTPStatus:  0,
+		Tools:       []string{"resolve_ride"},
+		Meaning:     "The operator has no API authorization for the option's provider, so it cannot be refreshed.",
+		Remedy:      "Use a supported provider handoff or have the operator obtain permitted access. Do not retry in a loop.",
+		Retryable:   false,
+		Signal:      "\"status\":\"api_authorization_required\"",
+		Message:     "Relay has no API authorization for provider '{provider}': use its handoff, or ask the operator to obtain access.",
+	},
+	{
+		Code:        RelayRateLimited,
+		Source:      "seed",
+		Surface:     "tool",
+		JSONRPCCode: 0,
+		HTTPStatus:  0,
+		Tools:       []string{"resolve_ride"},
+		Meaning:     "The option's provider is cooling down after a 429 (its Retry-After) or its request budget is spent; it was not called.",
+		Remedy:      "Wait retry_after_seconds, avoid repeated polling, and use surviving options or a permitted handoff meanwhile.",
+		Retryable:   true,
+		Signal:      "\"status\":\"rate_limited\"",
+		Message:     "Provider '{provider}' is rate limited: retry after {retry_after_seconds} seconds, or use its handoff.",
 	},
 }
 

@@ -483,7 +483,7 @@ func Variants() []Variant {
 				return false
 			},
 		},
-	}, fareVariants()...)
+	}, append(fareVariants(), ridesVariants()...)...)
 }
 
 // upstreamOf is the upstream URL of the request, for faults that probe it.

@@ -66,7 +66,8 @@ for (const item of pmItems.filter((it) => it.name !== probeName)) {
   const folder = item.parent()?.name;
   const where = `postman '${folder}/${item.name}'`;
   check(req.method === "POST", `${where}: method ${req.method}`);
-  check(req.url.toString() === "{{mcpEndpoint}}", `${where}: url ${req.url.toString()}`);
+  const wantURL = folder === "Relay rides" ? "{{ridesEndpoint}}" : "{{mcpEndpoint}}";
+  check(req.url.toString() === wantURL, `${where}: url ${req.url.toString()}`);
   const h = Object.fromEntries(req.headers.all().map((x) => [x.key, x]));
   check(h["Content-Type"]?.value === "application/json", `${where}: Content-Type`);
   // The 406 sample narrows Accept on purpose; every other request sends both types.
@@ -87,6 +88,7 @@ for (const item of pmItems.filter((it) => it.name !== probeName)) {
 }
 const vars = Object.fromEntries(pm.variables.all().map((v) => [v.key, v.value]));
 check(vars.mcpEndpoint === "https://tridenttaxis.online/mcp", "postman: mcpEndpoint default");
+check(vars.ridesEndpoint === "https://tridenttaxis.online/mcp/rides", "postman: ridesEndpoint default");
 check(vars.accessToken === "", "postman: accessToken must be blank");
 
 // ---- Insomnia --------------------------------------------------------------
@@ -98,7 +100,7 @@ const byId = new Map(resources.map((r) => [r._id, r]));
 const workspace = resources.filter((r) => r._type === "workspace");
 check(workspace.length === 1, "insomnia: want one workspace");
 const env = resources.find((r) => r._type === "environment" && r.parentId === workspace[0]?._id);
-check(env && env.data.mcpEndpoint === "https://tridenttaxis.online/mcp" && env.data.accessToken === "", "insomnia: base environment");
+check(env && env.data.mcpEndpoint === "https://tridenttaxis.online/mcp" && env.data.ridesEndpoint === "https://tridenttaxis.online/mcp/rides" && env.data.accessToken === "", "insomnia: base environment");
 for (const r of resources) {
   if (r._type !== "workspace") check(byId.has(r.parentId), `insomnia: ${r._id} has a dangling parentId`);
 }
@@ -120,7 +122,9 @@ const endpoint = process.env.MCP_ENDPOINT;
 if (!endpoint) {
   fail("MCP_ENDPOINT is not set: the Insomnia requests were not run");
 } else {
-  const render = (s) => s.replace(/\{\{\s*_\.(\w+)\s*\}\}/g, (_, k) => (k === "mcpEndpoint" ? endpoint : env.data[k]));
+  // Relay is mounted beside Trident: MCP_ENDPOINT + /rides.
+  const rides = process.env.RIDES_ENDPOINT || endpoint.replace(/\/+$/, "") + "/rides";
+  const render = (s) => s.replace(/\{\{\s*_\.(\w+)\s*\}\}/g, (_, k) => (k === "mcpEndpoint" ? endpoint : k === "ridesEndpoint" ? rides : env.data[k]));
   const samples = {};
   const walk = (dir) => {
     for (const e of require("node:fs").readdirSync(join(root, dir), { withFileTypes: true })) {
@@ -153,9 +157,17 @@ if (!endpoint) {
       check(ct.includes("text/event-stream"), `${where}: a call with _meta.progressToken must stream, got ${ct}`);
       check(frames.slice(0, -1).some((f) => f.method === "notifications/progress"), `${where}: no notifications/progress before the final frame`);
     }
-    // Tool requests are named by the tool; examples by their sample file.
+    // Tool requests are named by the tool; examples by their sample file;
+    // Relay's by rides/ and its sample file, whose status they must answer
+    // (their ids and signatures are fresh on every call).
     const sample = samples[r.name.replace(/ \(streamed\)$/, "")];
-    if (sample) {
+    if (r.name.startsWith("rides/")) {
+      const rs = JSON.parse(read("contracts/relay/samples/" + r.name.slice("rides/".length) + ".json"));
+      const want = rs.response.result;
+      check(res.status === 200 && frame?.result && Boolean(frame.result.isError) === Boolean(want.isError) &&
+        frame.result.structuredContent?.status === want.structuredContent.status,
+        `${where}: want status ${want.structuredContent.status}${want.isError ? " (a refusal)" : ""}, got HTTP ${res.status} ${text.slice(0, 200)}`);
+    } else if (sample) {
       check(res.status === (sample.http?.status ?? 200), `${where}: HTTP ${res.status}, want ${sample.http?.status}`);
       const want = sample.response.result ?? sample.response.error;
       const got = frame?.result ?? (frame?.error && { code: frame.error.code, message: frame.error.message });

@@ -74,7 +74,7 @@ for (const file of sampleFiles) {
   const input = validators[`${name}.input.json`];
   const output = validators[`${name}.output.json`];
   if (!input) continue; // unknown tool: the -32601 sample
-  const invalid = s.errorCode === "INVALID_ARGUMENTS";
+  const invalid = /^(RELAY_)?INVALID_ARGUMENTS$/.test(s.errorCode ?? ""); // Relay names its refusal RELAY_INVALID_ARGUMENTS
   if (input(s.request.params.arguments) === invalid) {
     console.error(`FAIL ${file}: arguments ${invalid ? "should fail" : "should pass"} ${name}.input.json`, input.errors ?? "");
     failures++;

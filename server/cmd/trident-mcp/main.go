@@ -51,6 +51,7 @@ import (
 	"github.com/tridenttaxis/trident-mcp/server/auth"
 	"github.com/tridenttaxis/trident-mcp/server/geo"
 	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
+	"github.com/tridenttaxis/trident-mcp/server/relay"
 	"github.com/tridenttaxis/trident-mcp/server/trident"
 )
 
@@ -234,7 +235,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	// Each MCP endpoint is one package; mounting another is one more
 	// argument here.
-	srv, err := server.New(&c.host, tridentEP)
+	relayEP, err := relay.FromEnv(os.LookupEnv, relay.SelfMCPURL(c.addr), logger)
+	if err != nil {
+		return err
+	}
+	srv, err := server.New(&c.host, tridentEP, relayEP)
 	if err != nil {
 		return err
 	}

@@ -23,13 +23,13 @@ func insomniaExport(m *contracts.Manifest, calls []call) ([]byte, error) {
 		map[string]any{
 			"_id": id("env_", "base"), "_type": "environment", "parentId": wrk, "modified": 0, "created": 0,
 			"name": "Base Environment", "isPrivate": false, "color": nil, "metaSortKey": 0,
-			"data":              map[string]any{"mcpEndpoint": DefaultEndpoint, "accessToken": ""},
-			"dataPropertyOrder": map[string]any{"&": []string{"mcpEndpoint", "accessToken"}},
+			"data":              map[string]any{"mcpEndpoint": DefaultEndpoint, "ridesEndpoint": DefaultRidesEndpoint, "accessToken": ""},
+			"dataPropertyOrder": map[string]any{"&": []string{"mcpEndpoint", "ridesEndpoint", "accessToken"}},
 		},
 	}
 	folderOf := func(c call) string {
-		if c.Folder == FolderOAuth {
-			return FolderOAuth
+		if c.Folder == FolderOAuth || c.Folder == FolderRelay {
+			return c.Folder
 		}
 		var req struct {
 			Params struct {
@@ -74,9 +74,13 @@ func insomniaExport(m *contracts.Manifest, calls []call) ([]byte, error) {
 		hs = append(hs, map[string]any{
 			"name": "Authorization", "value": "Bearer {{ _.accessToken }}", "disabled": true, "description": desc,
 		})
+		url := "{{ _.mcpEndpoint }}"
+		if c.Rides {
+			url = "{{ _.ridesEndpoint }}"
+		}
 		res = append(res, map[string]any{
 			"_id": id("req_", c.Folder, c.Name), "_type": "request", "parentId": fid, "modified": 0, "created": 0,
-			"name": c.Name, "description": c.Description, "method": "POST", "url": "{{ _.mcpEndpoint }}",
+			"name": c.Name, "description": c.Description, "method": "POST", "url": url,
 			"body":       map[string]any{"mimeType": "application/json", "text": string(c.Body)},
 			"parameters": []any{}, "headers": hs, "authentication": map[string]any{},
 			"metaSortKey": -(i + 1), "isPrivate": false,

@@ -25,6 +25,9 @@ import (
 // DefaultEndpoint is the specification's public endpoint, the collections' default mcpEndpoint.
 const DefaultEndpoint = "https://tridenttaxis.online/mcp"
 
+// DefaultRidesEndpoint is the Relay rides endpoint beside it, the default ridesEndpoint.
+const DefaultRidesEndpoint = DefaultEndpoint + "/rides"
+
 // Folder names. `make test` runs the whole collection with newman against a
 // public server and against one in OAuth mode (with a token); the OAuth
 // folder skips itself against a public server.
@@ -32,7 +35,18 @@ const (
 	FolderTools    = "Tools"
 	FolderExamples = "Examples"
 	FolderOAuth    = "OAuth mode"
+	// FolderRelay holds the Relay rides requests (ridesEndpoint): the
+	// samples that need no issued option or context of the server's own.
+	FolderRelay = "Relay rides"
 )
+
+// relaySamples are the Relay samples the collections carry: each answers
+// the same status on any server with the shipped provider registry and no
+// provider credentials (the contexts in the refusal samples never verify).
+var relaySamples = []string{
+	"search_rides.handoff_available", "search_rides.success", "get_ride_booking_handoff.provider_entry",
+	"errors/invalid_arguments", "errors/invalid_context",
+}
 
 func main() {
 	out := flag.String("out", "collections", "directory to write the collections into")
@@ -54,6 +68,8 @@ type call struct {
 	// Anonymous: the request never carries a token (the 401 sample), so
 	// it shows its documented answer even in a run that has one.
 	Anonymous bool
+	// Rides sends the request to ridesEndpoint instead of mcpEndpoint.
+	Rides bool
 }
 
 // expectation is what the request's test script checks.
@@ -67,6 +83,11 @@ type expectation struct {
 	// Challenge: the reply must carry a Bearer WWW-Authenticate naming
 	// resource_metadata (the 401 sample), where a client restarts OAuth.
 	Challenge bool `json:"challenge,omitempty"`
+	// ToolStatus is the structuredContent status expected (Relay), with
+	// Refusal saying whether it comes with isError: true. Relay's answers
+	// carry fresh ids and signatures, so only the status is compared.
+	ToolStatus string `json:"toolStatus,omitempty"`
+	Refusal    bool   `json:"refusal,omitempty"`
 }
 
 func run(out string) error {
@@ -119,6 +140,12 @@ func run(out string) error {
 		calls = append(calls, c)
 	}
 
+	rc, err := relayCalls()
+	if err != nil {
+		return err
+	}
+	calls = append(calls, rc...)
+
 	postman, err := postmanCollection(m, calls)
 	if err != nil {
 		return err
@@ -128,14 +155,16 @@ func run(out string) error {
 		return err
 	}
 	index := mustPretty(map[string]any{
-		"description": "One-click API client collections for the " + m.Server.Name + " MCP endpoint. Variables: mcpEndpoint (default " + DefaultEndpoint + ") and accessToken (blank; OAuth mode only).",
+		"description": "One-click API client collections for the " + m.Server.Name + " MCP endpoint and the Relay rides endpoint beside it. Variables: mcpEndpoint (default " + DefaultEndpoint + "), ridesEndpoint (default " + DefaultRidesEndpoint + ") accessToken and ridesAccessToken (blank; OAuth mode only: tokens for each endpoint's resource).",
 		"collections": map[string]any{
 			"postman":  map[string]string{"$ref": "trident.postman_collection.json", "name": "Postman collection", "format": "Postman Collection v2.1.0", "import": "Postman → File → Import → drop this file. For OAuth mode, edit the accessToken variable: the requests' pre-request scripts then send the Authorization header."},
 			"insomnia": map[string]string{"$ref": "trident.insomnia.json", "name": "Insomnia workspace", "format": "Insomnia v4 export", "import": "Insomnia → Preferences → Data → Import → From File. Edit the Base environment (accessToken) for OAuth mode."},
 		},
 		"variables": []map[string]string{
 			{"name": "mcpEndpoint", "default": DefaultEndpoint},
+			{"name": "ridesEndpoint", "default": DefaultRidesEndpoint},
 			{"name": "accessToken", "default": ""},
+			{"name": "ridesAccessToken", "default": ""},
 		},
 	})
 	files := map[string][]byte{
@@ -165,6 +194,43 @@ var FS embed.FS
 		}
 	}
 	return nil
+}
+
+// relayCalls are the Relay folder's requests, from the Relay samples.
+func relayCalls() ([]call, error) {
+	samples, err := contracts.Relay.Samples()
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string]contracts.Sample{}
+	for _, s := range samples {
+		byName[s.Name] = s
+	}
+	var out []call
+	for _, name := range relaySamples {
+		s, ok := byName[name]
+		if !ok {
+			return nil, fmt.Errorf("no Relay sample %s", name)
+		}
+		var resp struct {
+			Result struct {
+				IsError           bool `json:"isError"`
+				StructuredContent struct {
+					Status string `json:"status"`
+				} `json:"structuredContent"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(s.Response, &resp); err != nil || resp.Result.StructuredContent.Status == "" {
+			return nil, fmt.Errorf("Relay sample %s: no structuredContent status (%v)", name, err)
+		}
+		out = append(out, call{
+			Name: "rides/" + name, Folder: FolderRelay, Description: s.Description, Rides: true,
+			Body: pretty(s.Request),
+			Expect: expectation{Status: 200, ResultOnly: !resp.Result.IsError,
+				ToolStatus: resp.Result.StructuredContent.Status, Refusal: resp.Result.IsError},
+		})
+	}
+	return out, nil
 }
 
 // exampleCall turns a sample pair into a request whose script checks the

@@ -134,7 +134,7 @@ func TestPostmanCollection(t *testing.T) {
 	for _, v := range c.Variable {
 		vars[v.Key] = v.Value
 	}
-	if diff := cmp.Diff(map[string]string{"mcpEndpoint": DefaultEndpoint, "accessToken": ""}, vars); diff != "" {
+	if diff := cmp.Diff(map[string]string{"mcpEndpoint": DefaultEndpoint, "ridesEndpoint": DefaultRidesEndpoint, "accessToken": "", "ridesAccessToken": ""}, vars); diff != "" {
 		t.Errorf("variables (-want +got):\n%s", diff)
 	}
 
@@ -192,12 +192,23 @@ func TestPostmanCollection(t *testing.T) {
 	if diff := cmp.Diff(slices.Sorted(slices.Values(wantExamples)), slices.Sorted(slices.Values(examples))); diff != "" {
 		t.Errorf("examples: every sample and the streamed call (-want +got):\n%s", diff)
 	}
+	var relay []string
+	for _, it := range byFolder[FolderRelay] {
+		relay = append(relay, strings.TrimPrefix(it.Name, "rides/"))
+	}
+	if diff := cmp.Diff(relaySamples, relay); diff != "" {
+		t.Errorf("Relay folder (-want +got):\n%s", diff)
+	}
 
 	for folder, items := range byFolder {
 		for _, it := range items {
 			where := folder + "/" + it.Name
 			r := it.Request
-			if r.Method != "POST" || r.URL.Raw != "{{mcpEndpoint}}" || r.Body.Mode != "raw" {
+			endpoint := "{{mcpEndpoint}}"
+			if folder == FolderRelay {
+				endpoint = "{{ridesEndpoint}}"
+			}
+			if r.Method != "POST" || r.URL.Raw != endpoint || r.Body.Mode != "raw" {
 				t.Errorf("%s: %s %s body mode %q", where, r.Method, r.URL.Raw, r.Body.Mode)
 			}
 			var body struct {
@@ -234,13 +245,23 @@ func TestPostmanCollection(t *testing.T) {
 			// The token goes out through the pre-request script, when set,
 			// on every request but the anonymous 401 one; the OAuth-only
 			// requests skip themselves against a public server.
+			// Relay's requests send ridesAccessToken instead (a token for
+			// Relay's own resource) and skip themselves against an OAuth
+			// server when it is not set.
 			pre := strings.Join(script(t, it, "prerequest"), "\n")
 			anonymous := it.Name == "errors/unauthorized"
-			if sends := strings.Contains(pre, `pm.variables.get("accessToken")`); sends == anonymous {
-				t.Errorf("%s: the pre-request script sends accessToken = %v, want %v:\n%s", where, sends, !anonymous, pre)
+			tokenVar := "accessToken"
+			if folder == FolderRelay {
+				tokenVar = "ridesAccessToken"
 			}
-			if skips := strings.Contains(pre, "pm.execution.skipRequest()"); skips != (folder == FolderOAuth) {
-				t.Errorf("%s: skips against a public server = %v, want %v", where, skips, folder == FolderOAuth)
+			if sends := strings.Contains(pre, `pm.variables.get("`+tokenVar+`")`); sends == anonymous {
+				t.Errorf("%s: the pre-request script sends %s = %v, want %v:\n%s", where, tokenVar, sends, !anonymous, pre)
+			}
+			if skips := strings.Contains(pre, "pm.execution.skipRequest()"); skips != (folder == FolderOAuth || folder == FolderRelay) {
+				t.Errorf("%s: skips itself = %v, want %v", where, skips, folder == FolderOAuth || folder == FolderRelay)
+			}
+			if folder == FolderRelay && !strings.Contains(pre, `pm.variables.get("serverMode") === "oauth"`) {
+				t.Errorf("%s: a Relay request must skip only against an OAuth server:\n%s", where, pre)
 			}
 
 			e := expectationOf(t, it)
@@ -248,6 +269,10 @@ func TestPostmanCollection(t *testing.T) {
 			case folder == FolderTools:
 				if !e.ResultOnly || e.Status != 200 {
 					t.Errorf("%s: a tool request must assert a result: %+v", where, e)
+				}
+			case folder == FolderRelay:
+				if e.ToolStatus == "" || e.Status != 200 || e.ResultOnly == e.Refusal {
+					t.Errorf("%s: a Relay request must assert its status, and a result or a refusal: %+v", where, e)
 				}
 			case strings.HasSuffix(it.Name, "(streamed)"):
 				if !e.Streamed || body.Params.Meta["progressToken"] == nil || len(e.Result) == 0 {
@@ -314,7 +339,11 @@ func TestInsomniaExport(t *testing.T) {
 		}
 		requests++
 		folder := parent["name"].(string)
-		if r["url"] != "{{ _.mcpEndpoint }}" || r["method"] != "POST" {
+		url := "{{ _.mcpEndpoint }}"
+		if folder == FolderRelay {
+			url = "{{ _.ridesEndpoint }}"
+		}
+		if r["url"] != url || r["method"] != "POST" {
 			t.Errorf("%s/%v: %v %v", folder, r["name"], r["method"], r["url"])
 		}
 		var auth map[string]any

@@ -55,6 +55,10 @@ func postmanCollection(m *contracts.Manifest, calls []call) ([]byte, error) {
 			Key: "Authorization", Value: "Bearer {{accessToken}}", Type: "text", Disabled: true,
 			Description: authDescription(c),
 		})
+		endpoint := "{{mcpEndpoint}}"
+		if c.Rides {
+			endpoint = "{{ridesEndpoint}}"
+		}
 		folders[c.Folder] = append(folders[c.Folder], map[string]any{
 			"name": c.Name,
 			"event": []any{
@@ -65,7 +69,7 @@ func postmanCollection(m *contracts.Manifest, calls []call) ([]byte, error) {
 				"method":      "POST",
 				"header":      hs,
 				"body":        map[string]any{"mode": "raw", "raw": string(c.Body), "options": map[string]any{"raw": map[string]any{"language": "json"}}},
-				"url":         map[string]any{"raw": "{{mcpEndpoint}}", "host": []string{"{{mcpEndpoint}}"}},
+				"url":         map[string]any{"raw": endpoint, "host": []string{endpoint}},
 				"description": c.Description,
 			},
 			"response": []any{},
@@ -75,6 +79,7 @@ func postmanCollection(m *contracts.Manifest, calls []call) ([]byte, error) {
 		FolderTools:    "One request per MCP tool, with the exact headers and the JSON-RPC tools/call body. The test script asserts that a JSON-RPC result is present (JSON replies) or that the SSE stream ends with a framed response whose id matches.",
 		FolderExamples: "Every sample pair from the contracts: the request and a test script asserting the documented response.",
 		FolderOAuth:    "Samples that apply only when the operator has set MCP_REQUIRE_OAUTH=true. The first request reads the protected-resource metadata: when it names no authorization server the server is public, and the folder's other requests skip themselves, saying so in the console. The 401 sample is sent without a token, whatever accessToken holds.",
+		FolderRelay:    "The Relay rides endpoint (ridesEndpoint): searches between coordinates, a provider entry handoff and two refusals. Each answer carries fresh ids and signatures, so the test script checks its status, not the sample's bytes. In OAuth mode Relay is its own resource: set ridesAccessToken to a token for it; without one these requests skip themselves.",
 	}
 	var items []any
 	for _, f := range order {
@@ -90,7 +95,9 @@ func postmanCollection(m *contracts.Manifest, calls []call) ([]byte, error) {
 		"item": items,
 		"variable": []map[string]string{
 			{"key": "mcpEndpoint", "value": DefaultEndpoint, "type": "string"},
+			{"key": "ridesEndpoint", "value": DefaultRidesEndpoint, "type": "string"},
 			{"key": "accessToken", "value": "", "type": "string"},
+			{"key": "ridesAccessToken", "value": "", "type": "string"},
 		},
 	}
 	return mustPretty(coll), nil

@@ -90,6 +90,14 @@ if (expected.challenge) {
     pm.expect(h).to.match(/resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource"/);
   });
 }
+if (expected.toolStatus) {
+  pm.test("structuredContent.status is " + expected.toolStatus + (expected.refusal ? " (a refusal)" : ""), () => {
+    pm.expect(frame).to.have.property("result");
+    pm.expect(frame.result.isError === true, "isError").to.equal(Boolean(expected.refusal));
+    pm.expect(frame.result.structuredContent.status).to.equal(expected.toolStatus);
+    pm.expect(JSON.parse(frame.result.content[0].text)).to.eql(frame.result.structuredContent);
+  });
+}
 if (expected.result) {
   pm.test("result matches the documented sample", () => pm.expect(frame.result).to.eql(expected.result));
 }`
@@ -114,9 +122,21 @@ func preRequestScript(c call) []string {
 	if c.Anonymous {
 		return append(lines, `// Sent without a token on purpose, whatever accessToken holds: it shows the documented 401.`)
 	}
+	tokenVar := "accessToken"
+	if c.Rides {
+		// Relay is a resource of its own (RFC 8707): a token for
+		// mcpEndpoint is not one for ridesEndpoint.
+		tokenVar = "ridesAccessToken"
+		lines = append(lines,
+			`// In OAuth mode Relay needs a token for its own resource: skipped without one.`,
+			`if (pm.variables.get("serverMode") === "oauth" && !pm.variables.get("ridesAccessToken")) {`,
+			`  console.log("Skipped \"" + pm.info.requestName + "\": the server is in OAuth mode and ridesAccessToken (a token for ridesEndpoint's resource) is not set.");`,
+			`  pm.execution.skipRequest();`,
+			`}`)
+	}
 	return append(lines,
-		`// OAuth mode: send accessToken, when set, as "Authorization: Bearer <token>".`,
-		`const token = pm.variables.get("accessToken");`,
+		`// OAuth mode: send `+tokenVar+`, when set, as "Authorization: Bearer <token>".`,
+		`const token = pm.variables.get("`+tokenVar+`");`,
 		`if (token) {`,
 		`  pm.request.headers.remove("Authorization");`,
 		`  pm.request.headers.add({ key: "Authorization", value: "Bearer " + token });`,

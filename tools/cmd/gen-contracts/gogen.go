@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,14 +14,15 @@ import (
 
 // goGen accumulates Go declarations; types are emitted once, by name.
 type goGen struct {
-	buf   bytes.Buffer
-	seen  map[string]string // type name -> where it was defined, to catch clashes
-	defs  map[string]*schema
-	where string
+	buf    bytes.Buffer
+	seen   map[string]string  // type name -> where it was defined, to catch clashes
+	shapes map[string]*schema // type name -> its schema, so identical copies are one type
+	defs   map[string]*schema
+	where  string
 }
 
 func genGoTypes(m *contracts.Manifest, tools []toolSchemas) ([]byte, error) {
-	g := &goGen{seen: map[string]string{}}
+	g := &goGen{seen: map[string]string{}, shapes: map[string]*schema{}}
 	var b bytes.Buffer
 	b.WriteString(header("gen-contracts"))
 	b.WriteString(`// Package mcptypes holds the Go types of every tool's arguments and structured
@@ -53,6 +55,12 @@ package mcptypes
 		}{{t.In, t.InputSchema}, {t.Out, t.OutputSchema}} {
 			g.defs = s.sc.Defs
 			g.where = s.file
+			if len(s.sc.OneOf) > 0 && len(s.sc.Properties) == 0 {
+				if err := g.union(s.sc.Title, s.sc); err != nil {
+					return nil, err
+				}
+				continue
+			}
 			if err := g.object(s.sc.Title, s.sc); err != nil {
 				return nil, err
 			}
@@ -62,22 +70,55 @@ package mcptypes
 	return b.Bytes(), nil
 }
 
-func (g *goGen) claim(name string) (bool, error) {
+// claim reserves a type name. A second definition under the same name is
+// the same type when its schema is identical (a $def that several
+// self-contained schema files each carry), and a clash otherwise.
+func (g *goGen) claim(name string, s *schema) (bool, error) {
 	if prev, ok := g.seen[name]; ok {
-		if prev == g.where {
+		if prev == g.where || reflect.DeepEqual(g.shapes[name], s) {
 			return false, nil
 		}
-		return false, fmt.Errorf("type %s defined in both %s and %s", name, prev, g.where)
+		return false, fmt.Errorf("type %s defined differently in %s and %s", name, prev, g.where)
 	}
 	g.seen[name] = g.where
+	g.shapes[name] = s
 	return true, nil
+}
+
+// union emits each branch of a root oneOf of $refs, and the root's title as
+// an alias of the first: the result a client decodes on success. The other
+// branches (a refusal's shape) are types of their own.
+func (g *goGen) union(name string, s *schema) error {
+	var first string
+	for i, b := range s.OneOf {
+		if b.Ref == "" {
+			return fmt.Errorf("%s: %s: a root oneOf must list $refs only", g.where, name)
+		}
+		def, bname, err := g.resolve(b.Ref)
+		if err != nil {
+			return err
+		}
+		if i == 0 {
+			first = bname
+		}
+		if err := g.object(bname, def); err != nil {
+			return err
+		}
+	}
+	fresh, err := g.claim(name, s)
+	if err != nil || !fresh {
+		return err
+	}
+	comment(&g.buf, "", orDefault(s.Description, name+" is generated from "+g.where+".")+"\n"+name+" is the first branch of the union; the others are their own types.")
+	fmt.Fprintf(&g.buf, "type %s = %s\n\n", name, first)
+	return nil
 }
 
 func (g *goGen) object(name string, s *schema) error {
 	if typ, _ := s.Type.nonNull(); typ != "object" {
 		return fmt.Errorf("%s: %s must be an object", g.where, name)
 	}
-	fresh, err := g.claim(name)
+	fresh, err := g.claim(name, s)
 	if err != nil || !fresh {
 		return err
 	}
@@ -160,6 +201,11 @@ func (g *goGen) fieldType(parent, prop string, s *schema, required bool) (string
 		}
 		return "[]" + it, itAfter, nil
 	case "object":
+		if len(s.Properties) == 0 && (s.AdditionalProperties == nil || *s.AdditionalProperties) {
+			// A free-form object (e.g. arguments for another connector's tool).
+			t = "map[string]any"
+			break
+		}
 		name := parent + exported(prop)
 		t, after = name, func() error { return g.object(name, s) }
 	default:
@@ -187,7 +233,7 @@ func (g *goGen) resolve(ref string) (*schema, string, error) {
 }
 
 func (g *goGen) enum(name string, s *schema) error {
-	fresh, err := g.claim(name)
+	fresh, err := g.claim(name, s)
 	if err != nil || !fresh {
 		return err
 	}
@@ -216,8 +262,14 @@ func constraints(s *schema) string {
 	if s.Minimum != nil || s.Maximum != nil {
 		parts = append(parts, fmt.Sprintf("range %s–%s", floatOr(s.Minimum, "-∞"), floatOr(s.Maximum, "∞")))
 	}
+	if s.MinItems != nil || s.MaxItems != nil {
+		parts = append(parts, fmt.Sprintf("items %s–%s", intOr(s.MinItems, "0"), intOr(s.MaxItems, "∞")))
+	}
 	if s.Format != "" {
 		parts = append(parts, "format "+s.Format)
+	}
+	if s.Pattern != "" {
+		parts = append(parts, "pattern "+s.Pattern)
 	}
 	if s.Default != nil {
 		parts = append(parts, fmt.Sprintf("default %v", s.Default))

@@ -29,6 +29,14 @@ type schema struct {
 	Maximum              *float64           `json:"maximum"`
 	Default              any                `json:"default"`
 	AdditionalProperties *bool              `json:"additionalProperties"`
+	Pattern              string             `json:"pattern"`
+	MinItems             *int               `json:"minItems"`
+	MaxItems             *int               `json:"maxItems"`
+	// OneOf is either a root union of $refs (the output of a tool that
+	// answers a result or a refusal: the Go type is the first branch, the
+	// TypeScript type the union) or, beside properties, a validation-only
+	// constraint such as "exactly one of these fields".
+	OneOf []*schema `json:"oneOf"`
 }
 
 var knownKeywords = map[string]bool{
@@ -36,6 +44,7 @@ var knownKeywords = map[string]bool{
 	"properties": true, "required": true, "enum": true, "const": true, "items": true,
 	"$ref": true, "$defs": true, "format": true, "minLength": true, "maxLength": true,
 	"minimum": true, "maximum": true, "default": true, "additionalProperties": true,
+	"pattern": true, "minItems": true, "maxItems": true, "oneOf": true,
 }
 
 // checkKeywords walks raw JSON and reports any keyword the generator does not handle.
@@ -62,6 +71,16 @@ func checkKeywords(raw json.RawMessage, where string) error {
 		case "items":
 			if err := checkKeywords(v, where+"/items"); err != nil {
 				return err
+			}
+		case "oneOf":
+			var l []json.RawMessage
+			if err := json.Unmarshal(v, &l); err != nil {
+				return fmt.Errorf("%s/oneOf: %w", where, err)
+			}
+			for i, sub := range l {
+				if err := checkKeywords(sub, fmt.Sprintf("%s/oneOf/%d", where, i)); err != nil {
+					return err
+				}
 			}
 		}
 	}

@@ -16,9 +16,11 @@ func TestCheckKeywordsRefusesWhatItCannotGenerate(t *testing.T) {
 		name, schema, wantErr string
 	}{
 		{"the subset", `{"type":"object","properties":{"a":{"type":["string","null"],"format":"date-time"},"b":{"type":"array","items":{"$ref":"#/$defs/X"}}},"$defs":{"X":{"type":"integer","minimum":1}},"additionalProperties":false}`, ""},
-		{"top level", `{"type":"string","pattern":"^a"}`, `"pattern"`},
-		{"in a property", `{"properties":{"a":{"type":"string","pattern":"^a"}}}`, `/properties/a: keyword "pattern"`},
-		{"in $defs", `{"$defs":{"X":{"oneOf":[]}}}`, `/$defs/X: keyword "oneOf"`},
+		{"the subset's validation keywords", `{"properties":{"a":{"type":"string","pattern":"^a"},"b":{"type":"array","minItems":1,"maxItems":2,"items":{"type":"string"}}},"oneOf":[{"required":["a"]},{"required":["b"]}]}`, ""},
+		{"top level", `{"type":"string","uniqueItems":true}`, `"uniqueItems"`},
+		{"in a property", `{"properties":{"a":{"type":"string","contentEncoding":"base64"}}}`, `/properties/a: keyword "contentEncoding"`},
+		{"in $defs", `{"$defs":{"X":{"anyOf":[]}}}`, `/$defs/X: keyword "anyOf"`},
+		{"in oneOf", `{"oneOf":[{"required":["a"]},{"not":{}}]}`, `/oneOf/1: keyword "not"`},
 		{"in items", `{"items":{"type":"number","multipleOf":0.01}}`, `/items: keyword "multipleOf"`},
 		{"deep", `{"properties":{"a":{"items":{"properties":{"b":{"if":{}}}}}}}`, `/properties/a/items/properties/b: keyword "if"`},
 	} {

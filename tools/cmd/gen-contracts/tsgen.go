@@ -20,6 +20,10 @@ func genDTS(m *contracts.Manifest, tools []toolSchemas, errs []contracts.ErrorEn
 	for _, t := range tools {
 		for _, s := range []*schema{t.In, t.Out} {
 			g.defs = s.Defs
+			if len(s.OneOf) > 0 && len(s.Properties) == 0 {
+				g.union(s.Title, s)
+				continue
+			}
 			g.object(s.Title, s)
 		}
 	}
@@ -76,6 +80,28 @@ func (g *tsGen) object(name string, s *schema) {
 	}
 }
 
+// union declares a root oneOf of $refs as a union type of its branches.
+func (g *tsGen) union(name string, s *schema) {
+	if g.seen[name] {
+		return
+	}
+	g.seen[name] = true
+	var branches []string
+	var nested []func()
+	for _, b := range s.OneOf {
+		t, more := g.typ(name, "", b)
+		branches = append(branches, t)
+		if more != nil {
+			nested = append(nested, more)
+		}
+	}
+	jsdoc(g.b, "", s.Description)
+	fmt.Fprintf(g.b, "export type %s = %s;\n\n", name, strings.Join(branches, " | "))
+	for _, f := range nested {
+		f()
+	}
+}
+
 func (g *tsGen) typ(parent, prop string, s *schema) (string, func()) {
 	if name, ok := strings.CutPrefix(s.Ref, "#/$defs/"); ok {
 		def := g.defs[name]
@@ -111,6 +137,10 @@ func (g *tsGen) typ(parent, prop string, s *schema) (string, func()) {
 		}
 		t, more = it+"[]", m
 	case "object":
+		if len(s.Properties) == 0 && (s.AdditionalProperties == nil || *s.AdditionalProperties) {
+			t = "Record<string, unknown>"
+			break
+		}
 		name := parent + exported(prop)
 		t, more = name, func() { g.object(name, s) }
 	default:

@@ -1,0 +1,320 @@
+package conformance
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/tridenttaxis/trident-mcp/contracts"
+)
+
+// The Relay rides endpoint (/mcp/rides) beside Trident's. Its URL is
+// --rides-endpoint (CONFORMANCE_RIDES_ENDPOINT), by default the Trident
+// endpoint's URL with /rides appended; "off" skips these specs.
+var ridesFlag = flag.String("rides-endpoint", os.Getenv("CONFORMANCE_RIDES_ENDPOINT"),
+	"URL of the Relay rides endpoint (default: --endpoint + /rides; off: skip)")
+
+// ridesToken (CONFORMANCE_RIDES_TOKEN) is an access token for the Relay
+// endpoint's resource in OAuth mode; the suite's own token is bound to the
+// Trident endpoint (RFC 8707), so without it the Relay specs are skipped
+// there.
+var ridesToken = os.Getenv("CONFORMANCE_RIDES_TOKEN")
+
+// ridesTTL (CONFORMANCE_RIDES_TTL, e.g. 3s) is the server's RELAY_OPTION_TTL
+// when the runner started it short; without it the expiry spec is skipped.
+var ridesTTL = os.Getenv("CONFORMANCE_RIDES_TTL")
+
+// rides is what the Relay specs read from contracts/relay.
+type ridesContracts struct {
+	manifest *contracts.Manifest
+	samples  map[string]contracts.Sample
+	in, out  map[string]*jsonschema.Schema
+	raw      map[string]json.RawMessage // input schemas as written
+}
+
+var rc, rcErr = loadRides()
+
+func loadRides() (*ridesContracts, error) {
+	m, err := contracts.Relay.Manifest()
+	if err != nil {
+		return nil, err
+	}
+	r := &ridesContracts{manifest: m, samples: map[string]contracts.Sample{}, in: map[string]*jsonschema.Schema{}, out: map[string]*jsonschema.Schema{}, raw: map[string]json.RawMessage{}}
+	for _, t := range m.Tools {
+		in, err := t.Input()
+		if err != nil {
+			return nil, err
+		}
+		out, err := t.Output()
+		if err != nil {
+			return nil, err
+		}
+		if r.in[t.Name], err = CompileSchema("relay/"+t.InputSchema, in); err != nil {
+			return nil, err
+		}
+		if r.out[t.Name], err = CompileSchema("relay/"+t.OutputSchema, out); err != nil {
+			return nil, err
+		}
+		r.raw[t.Name] = in
+	}
+	ss, err := contracts.Relay.Samples()
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range ss {
+		r.samples[s.Name] = s
+	}
+	return r, nil
+}
+
+func ridesURL() string {
+	switch {
+	case *ridesFlag == "off":
+		return ""
+	case *ridesFlag != "":
+		return *ridesFlag
+	}
+	return strings.TrimRight(cfg.Endpoint, "/") + "/rides"
+}
+
+// ridesServed probes the default Relay URL once: a server that answers it
+// with 404 serves Trident only (the independent TypeScript server does).
+var ridesServed = sync.OnceValue(func() bool {
+	ex, err := rides().Call(suiteCtx, 1, "tools/list", map[string]any{}, nil)
+	return err == nil && ex.Status != http.StatusNotFound
+})
+
+func rides() *Client { return NewClient(ridesURL(), ridesToken, cfg.Timeout) }
+
+// ridesCall calls a Relay tool and returns its structuredContent, checked
+// against the output schema (refusals included: the schema's Refusal
+// branch), with content[0].text its JSON and isError as wanted.
+func ridesCall(tool string, args any, wantError bool) map[string]any {
+	GinkgoHelper()
+	ex, err := rides().CallTool(suiteCtx, 1, tool, args, nil)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(ex.Status).To(Equal(http.StatusOK), ex.String())
+	m := expectResponse(ex, 1)
+	Expect(m.Error).To(BeNil(), "Relay answers schema failures as invalid_arguments results, not JSON-RPC errors\n%s", ex.String())
+	r, err := DecodeResult(m.Result)
+	Expect(err).NotTo(HaveOccurred(), ex.String())
+	Expect(r.IsError).To(Equal(wantError), "isError\n%s", ex.String())
+	Expect(Validate(rc.out[tool], r.StructuredContent)).To(Succeed(), "structuredContent against %s's output schema\n%s", tool, ex.String())
+	Expect(SameJSON(json.RawMessage(r.Text()), r.StructuredContent)).To(BeTrue(), "content[0].text must be the JSON of structuredContent\n%s", ex.String())
+	var sc map[string]any
+	Expect(json.Unmarshal(r.StructuredContent, &sc)).To(Succeed())
+	return sc
+}
+
+func ridesRefusal(tool string, args any, status string) map[string]any {
+	GinkgoHelper()
+	sc := ridesCall(tool, args, true)
+	Expect(sc["status"]).To(Equal(status), "refusal status")
+	return sc
+}
+
+// sampleRequestArgs is a Relay sample's arguments.
+func ridesSampleArgs(name string) (string, map[string]any) {
+	var req struct {
+		Params struct {
+			Name      string         `json:"name"`
+			Arguments map[string]any `json:"arguments"`
+		} `json:"params"`
+	}
+	Expect(json.Unmarshal(rc.samples[name].Request, &req)).To(Succeed())
+	return req.Params.Name, req.Params.Arguments
+}
+
+func ridesSampleResult(name string) map[string]any {
+	var resp struct {
+		Result struct {
+			StructuredContent map[string]any `json:"structuredContent"`
+		} `json:"result"`
+	}
+	Expect(json.Unmarshal(rc.samples[name].Response, &resp)).To(Succeed())
+	return resp.Result.StructuredContent
+}
+
+var (
+	helensburgh = map[string]any{"latitude": 56.00416, "longitude": -4.73253}
+	glasgowAir  = map[string]any{"latitude": 55.8719, "longitude": -4.43306}
+	jfk         = map[string]any{"latitude": 40.6413, "longitude": -73.7781}
+	timesSq     = map[string]any{"latitude": 40.758, "longitude": -73.9855}
+)
+
+var _ = Describe("Relay rides (/mcp/rides)", Label("rides"), func() {
+	BeforeEach(func() {
+		if ridesURL() == "" {
+			Skip("--rides-endpoint=off")
+		}
+		if serverMode == ModeOAuth && ridesToken == "" {
+			Skip("OAuth mode: set CONFORMANCE_RIDES_TOKEN to a token for the Relay endpoint's resource")
+		}
+		if *ridesFlag == "" && !ridesServed() {
+			Skip("the server has no Relay endpoint at " + ridesURL() + " (pass --rides-endpoint to require one)")
+		}
+		Expect(rcErr).NotTo(HaveOccurred(), "loading contracts/relay")
+	})
+
+	It("lists the contract's tools with their schemas and annotations", func() {
+		ex, err := rides().Call(suiteCtx, 1, "tools/list", map[string]any{}, nil)
+		Expect(err).NotTo(HaveOccurred())
+		m := expectResponse(ex, 1)
+		var list struct {
+			Tools []struct {
+				Name        string          `json:"name"`
+				InputSchema json.RawMessage `json:"inputSchema"`
+				Annotations struct{ ReadOnlyHint, OpenWorldHint bool }
+			} `json:"tools"`
+		}
+		Expect(json.Unmarshal(m.Result, &list)).To(Succeed())
+		Expect(list.Tools).To(HaveLen(len(rc.manifest.Tools)), ex.String())
+		for _, t := range list.Tools {
+			raw, ok := rc.raw[t.Name]
+			Expect(ok).To(BeTrue(), "unknown tool %s", t.Name)
+			Expect(SameJSON(raw, t.InputSchema)).To(BeTrue(), "%s: inputSchema differs from the contract", t.Name)
+			ro := t.Name != "continue_journey"
+			Expect(t.Annotations.ReadOnlyHint).To(Equal(ro), "%s readOnlyHint", t.Name)
+			Expect(t.Annotations.OpenWorldHint).To(Equal(ro), "%s openWorldHint", t.Name)
+		}
+	})
+
+	It("replays the invalid_arguments and invalid_context samples exactly", Label("samples"), func() {
+		for _, name := range []string{"errors/invalid_arguments", "errors/invalid_context"} {
+			tool, args := ridesSampleArgs(name)
+			got := ridesCall(tool, args, true)
+			want := ridesSampleResult(name)
+			if cfg.StrictMessages {
+				Expect(got).To(Equal(want), name)
+			} else {
+				Expect(got["status"]).To(Equal(want["status"]), name)
+			}
+		}
+	})
+
+	DescribeTable("refuses arguments outside the schema with invalid_arguments naming the field",
+		func(tool string, args map[string]any, field string) {
+			sc := ridesRefusal(tool, args, "invalid_arguments")
+			var fields []string
+			for _, f := range sc["fields"].([]any) {
+				fields = append(fields, f.(map[string]any)["field"].(string))
+			}
+			Expect(fields).To(ContainElement(field))
+		},
+		Entry("latitude 90.5", "search_rides", map[string]any{"pickup": map[string]any{"latitude": 90.5, "longitude": 0}}, "/pickup/latitude"),
+		Entry("longitude -180.5", "search_rides", map[string]any{"dropoff": map[string]any{"latitude": 0, "longitude": -180.5}}, "/dropoff/longitude"),
+		Entry("party_size 9", "search_rides", map[string]any{"party_size": 9}, "/party_size"),
+		Entry("limit 13", "search_rides", map[string]any{"limit": 13}, "/limit"),
+		Entry("currency eur", "search_rides", map[string]any{"currency": "eur"}, "/currency"),
+		Entry("an unsupported field", "search_rides", map[string]any{"vehicle": "saloon"}, ""),
+		Entry("an invented provider", "search_rides", map[string]any{"providers": []any{"uber", "invented"}}, "/providers/1"),
+		Entry("no options", "compare_rides", map[string]any{"options": []any{}}, "/options"),
+		Entry("both option and provider", "get_ride_booking_handoff", map[string]any{"provider": "uber", "option": map[string]any{}}, ""),
+		Entry("neither option nor provider", "get_ride_booking_handoff", map[string]any{}, ""),
+	)
+
+	It("answers a New York search with coordinate links and entry pages", func() {
+		sc := ridesCall("search_rides", map[string]any{"pickup": jfk, "dropoff": timesSq, "destination_city": "New York", "party_size": 2}, false)
+		if len(sc["options"].([]any)) > 0 {
+			Skip("this server has a priced source for New York; the handoff-only answer needs one without")
+		}
+		Expect(sc["status"]).To(Equal("handoff_available"))
+		links := map[string]map[string]any{}
+		for _, h := range sc["browser_handoffs"].([]any) {
+			links[h.(map[string]any)["provider"].(string)] = h.(map[string]any)
+		}
+		for _, id := range []string{"uber", "lyft"} {
+			Expect(links[id]["parameters_applied"]).To(Equal(true), id)
+			Expect(links[id]["url"]).To(And(ContainSubstring("40.6413"), ContainSubstring("-73.7781"), ContainSubstring("40.758"), ContainSubstring("-73.9855")), id)
+		}
+		for _, id := range []string{"bolt", "freenow"} {
+			Expect(links[id]["destination_kind"]).To(Equal("provider_entry"), id)
+			Expect(links[id]["parameters_applied"]).To(Equal(false), id)
+		}
+		raw, _ := json.Marshal(sc["continuation_context"])
+		Expect(string(raw)).NotTo(ContainSubstring("40.6413"), "continuation_context carries no coordinates")
+	})
+
+	Context("with issued options", func() {
+		var search map[string]any
+		BeforeEach(func() {
+			search = ridesCall("search_rides", map[string]any{"pickup": helensburgh, "dropoff": glasgowAir, "party_size": 2}, false)
+			if len(search["options"].([]any)) == 0 {
+				Skip(fmt.Sprintf("the server issued no option for Helensburgh → Glasgow Airport (status %v)", search["status"]))
+			}
+		})
+
+		It("compares, resolves and hands off unchanged options", func() {
+			ctx := search["relay_context"]
+			opts := search["options"].([]any)
+			cmp := ridesCall("compare_rides", map[string]any{"options": opts, "sort_by": "price", "context": ctx}, false)
+			Expect(cmp["groups"]).NotTo(BeEmpty())
+			res := ridesCall("resolve_ride", map[string]any{"option": opts[0], "context": ctx}, false)
+			Expect(res["status"]).To(BeElementOf("ok", "partial"))
+			h := ridesCall("get_ride_booking_handoff", map[string]any{"option": opts[0], "context": ctx}, false)
+			Expect(h["native_execution_available"]).To(Equal(false))
+			Expect(h["completed"]).To(Equal(false))
+			Expect(h["confirmation_state"]).To(Equal("not_started"))
+			Expect(h["provider_access"].(map[string]any)["enforcement"]).To(Equal("advisory_only"))
+		})
+
+		It("refuses a tampered, foreign-journey or context-less option everywhere", func() {
+			ctx := search["relay_context"]
+			opt := search["options"].([]any)[0].(map[string]any)
+			other := ridesCall("search_rides", map[string]any{}, false)["relay_context"]
+			tampered := func(f func(o map[string]any)) map[string]any {
+				var c map[string]any
+				b, _ := json.Marshal(opt)
+				d := json.NewDecoder(bytes.NewReader(b))
+				d.UseNumber()
+				Expect(d.Decode(&c)).To(Succeed())
+				f(c)
+				return c
+			}
+			cases := map[string]struct {
+				o   map[string]any
+				ctx any
+			}{
+				"price edited":      {tampered(func(o map[string]any) { o["price"].(map[string]any)["amount_minor"] = json.Number("1") }), ctx},
+				"expiry extended":   {tampered(func(o map[string]any) { o["expires_at"] = "2099-01-01T00:00:00Z" }), ctx},
+				"provider renamed":  {tampered(func(o map[string]any) { o["provider"] = "uber" }), ctx},
+				"signature removed": {tampered(func(o map[string]any) { o["verification"].(map[string]any)["signature"] = "AAAA" }), ctx},
+				"another journey":   {opt, other},
+				"no context":        {opt, nil},
+			}
+			for name, c := range cases {
+				for _, tool := range []string{"compare_rides", "resolve_ride", "get_ride_booking_handoff"} {
+					args := map[string]any{"option": c.o}
+					if tool == "compare_rides" {
+						args = map[string]any{"options": []any{c.o}}
+					}
+					if c.ctx != nil {
+						args["context"] = c.ctx
+					}
+					By(name + ", " + tool)
+					ridesRefusal(tool, args, "invalid_option")
+				}
+			}
+		})
+
+		It("refuses an option after it expires", Label("slow"), func() {
+			if ridesTTL == "" {
+				Skip("CONFORMANCE_RIDES_TTL is not set (start the server with a short RELAY_OPTION_TTL and pass it)")
+			}
+			ttl, err := time.ParseDuration(ridesTTL)
+			Expect(err).NotTo(HaveOccurred())
+			time.Sleep(ttl + time.Second)
+			ridesRefusal("compare_rides", map[string]any{"options": search["options"], "context": search["relay_context"]}, "invalid_option")
+		})
+	})
+})
