@@ -83,8 +83,13 @@ for (const item of pmItems.filter((it) => it.name !== probeName)) {
   check(tests.length === 1 && tests[0].script.exec.length > 10, `${where}: no test script`);
   const pre = item.events.listeners("prerequest").map((l) => l.script.exec.join("\n")).join("\n");
   const anonymous = item.name === "errors/unauthorized";
-  check(pre.includes('pm.variables.get("accessToken")') !== anonymous, `${where}: the pre-request script ${anonymous ? "must not send" : "must send"} accessToken`);
-  check(pre.includes("pm.execution.skipRequest()") === (folder === "OAuth mode"), `${where}: only the OAuth mode folder skips itself against a public server`);
+  // Relay is a resource of its own: its requests send ridesAccessToken, and
+  // skip themselves against an OAuth server when it is not set.
+  const relay = folder === "Relay rides";
+  const tokenVar = relay ? "ridesAccessToken" : "accessToken";
+  check(pre.includes(`pm.variables.get("${tokenVar}")`) !== anonymous, `${where}: the pre-request script ${anonymous ? "must not send" : "must send"} ${tokenVar}`);
+  check(pre.includes("pm.execution.skipRequest()") === (folder === "OAuth mode" || relay), `${where}: only the OAuth mode and Relay folders skip themselves`);
+  if (relay) check(pre.includes('pm.variables.get("serverMode") === "oauth"'), `${where}: a Relay request skips only against an OAuth server`);
 }
 const vars = Object.fromEntries(pm.variables.all().map((v) => [v.key, v.value]));
 check(vars.mcpEndpoint === "https://tridenttaxis.online/mcp", "postman: mcpEndpoint default");
