@@ -20,9 +20,12 @@
 //	RATE_LIMIT         off                        off, or seed (the specification's suggested caps)
 //	MAX_BODY_BYTES     1048576                    larger request bodies get 413
 //	LOG_LEVEL          info                       debug, info, warn or error
+//	SHUTDOWN_DELAY     5s                         on SIGTERM, serve this long with /readyz 503 before closing (0: none)
+//	SHUTDOWN_TIMEOUT   30s                        then wait this long for calls in flight
 //
-// It logs JSON to stderr and shuts down gracefully on SIGTERM or SIGINT,
-// letting calls in flight finish.
+// It logs JSON to stderr and shuts down gracefully on SIGTERM or SIGINT:
+// it reports not ready and keeps serving for SHUTDOWN_DELAY, then lets
+// calls in flight finish.
 package main
 
 import (
@@ -85,6 +88,8 @@ var vars = []struct{ env, def, help string }{
 	{"RATE_LIMIT", "off", "off or seed"},
 	{"MAX_BODY_BYTES", strconv.Itoa(server.DefaultMaxBodyBytes), "request body limit in bytes"},
 	{"LOG_LEVEL", "info", "debug, info, warn or error"},
+	{"SHUTDOWN_DELAY", server.DefaultShutdownDelay.String(), "on SIGTERM, keep serving this long with /readyz 503 before the listener closes (0 for none)"},
+	{"SHUTDOWN_TIMEOUT", server.DefaultShutdownTimeout.String(), "then wait this long for calls in flight"},
 	{"FARE_CLOCK", "", "freeze the clock that picks the tariff band for calls without departAt at this RFC 3339 instant (replaying samples, demos); unset means real time"},
 }
 
@@ -150,6 +155,9 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 			return nil, fmt.Errorf("FARE_CLOCK=%q: want an RFC 3339 instant such as 2025-06-18T09:00:00Z", s)
 		}
 		t.Now = func() time.Time { return at }
+	}
+	if err := parseShutdown(get, o); err != nil {
+		return nil, err
 	}
 	gc, err := geo.ConfigFromEnv(get)
 	if err != nil {

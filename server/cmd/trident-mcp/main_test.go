@@ -34,6 +34,12 @@ func TestParseConfig(t *testing.T) {
 	if c.host.Auth == nil || c.host.Auth.Issuer != "https://issuer.example/auth/v1" {
 		t.Errorf("oauth: %+v", c.host.Auth)
 	}
+	if c.host.ShutdownDelay != 5*time.Second || c.host.ShutdownTimeout != 30*time.Second {
+		t.Errorf("shutdown: delay %v timeout %v, want 5s and 30s", c.host.ShutdownDelay, c.host.ShutdownTimeout)
+	}
+	if c, err := parseConfig([]string{"-shutdown-delay", "0"}, env(nil)); err != nil || c.host.ShutdownDelay >= 0 {
+		t.Errorf("SHUTDOWN_DELAY=0: %v, %v; want no delay (negative in server.Options)", err, c)
+	}
 	if c.trident.Now != nil {
 		t.Error("the fare clock must be real time unless FARE_CLOCK is set")
 	}
@@ -52,6 +58,8 @@ func TestParseConfig(t *testing.T) {
 		"bad geocoder":         {"GEOCODER": "google"},
 		"nominatim no url":     {"GEOCODER": "nominatim"},
 		"bad fare clock":       {"FARE_CLOCK": "tomorrow"},
+		"bad shutdown delay":   {"SHUTDOWN_DELAY": "soon"},
+		"bad shutdown timeout": {"SHUTDOWN_TIMEOUT": "0"},
 		"bad min interval":     {"GEOCODER": "nominatim", "NOMINATIM_URL": "http://127.0.0.1:1", "NOMINATIM_MIN_INTERVAL": "often"},
 	} {
 		if _, err := parseConfig(nil, env(e)); err == nil {
