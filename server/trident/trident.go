@@ -3,6 +3,7 @@ package trident
 import (
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 
@@ -68,6 +69,12 @@ func New(opts *Options) (*mcphttp.Endpoint, error) {
 		p := ratelimit.SeedPolicy()
 		if o.RateLimitPolicy != nil {
 			p = *o.RateLimitPolicy
+		}
+		if p.Shared == nil && o.SharedLimiter != nil {
+			p.Shared = o.SharedLimiter
+			p.OnSharedError = func(err error) {
+				o.Logger.Warn("rate limit: the shared limiter could not decide; the call goes through", slog.Any("error", err))
+			}
 		}
 		ep.RateLimit = &p
 	}

@@ -18,6 +18,8 @@
 //	GEO_BREAKER_FAILURES, GEO_BREAKER_OPEN  5, 30s  circuit breaker of the HTTP back ends (0 failures: off)
 //	ALLOWED_ORIGINS    (PUBLIC_BASE_URL + loopback)  comma-separated browser origins, or *
 //	RATE_LIMIT         off                        off, or seed (the specification's suggested caps)
+//	REDIS_URL          (none)                     share the limiter's counts across replicas (redis://host:6379/0)
+//	REDIS_KEY_PREFIX   trident-mcp:               keeps this deployment's keys apart on a shared Redis
 //	MAX_BODY_BYTES     1048576                    larger request bodies get 413
 //	LOG_LEVEL          info                       debug, info, warn or error
 //	SHUTDOWN_DELAY     5s                         on SIGTERM, serve this long with /readyz 503 before closing (0: none)
@@ -64,6 +66,8 @@ type config struct {
 	logLevel slog.Level
 	host     server.Options  // what every endpoint shares
 	trident  trident.Options // the Trident endpoint at /mcp
+
+	redisURL, redisPrefix string // REDIS_URL, REDIS_KEY_PREFIX: the shared limiter
 }
 
 // vars lists each setting: environment variable, flag, default and help.
@@ -86,6 +90,8 @@ var vars = []struct{ env, def, help string }{
 	{"GEO_BREAKER_OPEN", "", "how long an open breaker fails calls fast before a probe (default 30s)"},
 	{"ALLOWED_ORIGINS", "", "comma-separated allowed browser origins, or * (default: PUBLIC_BASE_URL and loopback)"},
 	{"RATE_LIMIT", "off", "off or seed"},
+	{"REDIS_URL", "", "Redis URL (redis://host:6379/0): the rate limiter's counts are shared by every replica using it (default: per process)"},
+	{"REDIS_KEY_PREFIX", "trident-mcp:", "prefix of this deployment's keys in Redis"},
 	{"MAX_BODY_BYTES", strconv.Itoa(server.DefaultMaxBodyBytes), "request body limit in bytes"},
 	{"LOG_LEVEL", "info", "debug, info, warn or error"},
 	{"SHUTDOWN_DELAY", server.DefaultShutdownDelay.String(), "on SIGTERM, keep serving this long with /readyz 503 before the listener closes (0 for none)"},
@@ -118,7 +124,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		return ""
 	}
 
-	c := &config{addr: get("ADDR")}
+	c := &config{addr: get("ADDR"), redisURL: get("REDIS_URL"), redisPrefix: get("REDIS_KEY_PREFIX")}
 	if err := c.logLevel.UnmarshalText([]byte(get("LOG_LEVEL"))); err != nil {
 		return nil, fmt.Errorf("LOG_LEVEL=%q: want debug, info, warn or error", get("LOG_LEVEL"))
 	}
@@ -176,6 +182,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: c.logLevel}))
 	c.host.Logger, c.trident.Logger = logger, logger
+	closeLimiter, err := openSharedLimiter(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer closeLimiter()
 	tridentEP, err := trident.New(&c.trident)
 	if err != nil {
 		return err

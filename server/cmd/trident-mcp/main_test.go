@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,5 +68,15 @@ func TestParseConfig(t *testing.T) {
 		if _, err := parseConfig(nil, env(e)); err == nil {
 			t.Errorf("%s: no error", name)
 		}
+	}
+}
+
+// TestUnreachableRedisStopsStart: with the limiter on, a REDIS_URL that
+// does not answer fails at start, naming the variable, rather than on the
+// first call.
+func TestUnreachableRedisStopsStart(t *testing.T) {
+	err := run(context.Background(), nil, env(map[string]string{"ADDR": "127.0.0.1:0", "RATE_LIMIT": "seed", "REDIS_URL": "redis://127.0.0.1:1/0"}), io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "REDIS_URL") {
+		t.Errorf("run = %v, want an error naming REDIS_URL", err)
 	}
 }
