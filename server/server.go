@@ -119,6 +119,12 @@ func (s *Server) mount(mux *http.ServeMux, ep *mcphttp.Endpoint) error {
 	if err != nil {
 		return err
 	}
+	reg := prometheus.WrapRegistererWith(prometheus.Labels{"endpoint": ep.Path}, s.registry)
+	for _, c := range ep.Collectors {
+		if err := reg.Register(c); err != nil {
+			return fmt.Errorf("server: metrics of %s: %w", ep.Path, err)
+		}
+	}
 	mux.Handle(ep.Path, h)
 	metaHandler := auth.ProtectedResourceMetadataHandler(meta)
 	for _, p := range metaPaths {

@@ -67,7 +67,8 @@ type config struct {
 	host     server.Options  // what every endpoint shares
 	trident  trident.Options // the Trident endpoint at /mcp
 
-	redisURL, redisPrefix string // REDIS_URL, REDIS_KEY_PREFIX: the shared limiter
+	redisURL, redisPrefix string     // REDIS_URL, REDIS_KEY_PREFIX: the shared limiter
+	geo                   geo.Config // built in run, with the server's logger
 }
 
 // vars lists each setting: environment variable, flag, default and help.
@@ -165,11 +166,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 	if err := parseShutdown(get, o); err != nil {
 		return nil, err
 	}
-	gc, err := geo.ConfigFromEnv(get)
-	if err != nil {
-		return nil, err
-	}
-	if t.Geocoder, t.Router, err = gc.Build(); err != nil {
+	if c.geo, err = geo.ConfigFromEnv(get); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -181,7 +178,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return err
 	}
 	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: c.logLevel}))
-	c.host.Logger, c.trident.Logger = logger, logger
+	c.host.Logger, c.trident.Logger, c.geo.Logger = logger, logger, logger
+	if c.trident.Geocoder, c.trident.Router, err = c.geo.Build(); err != nil {
+		return err
+	}
 	closeLimiter, err := openSharedLimiter(ctx, c)
 	if err != nil {
 		return err

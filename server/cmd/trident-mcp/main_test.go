@@ -65,7 +65,7 @@ func TestParseConfig(t *testing.T) {
 		"bad shutdown timeout": {"SHUTDOWN_TIMEOUT": "0"},
 		"bad min interval":     {"GEOCODER": "nominatim", "NOMINATIM_URL": "http://127.0.0.1:1", "NOMINATIM_MIN_INTERVAL": "often"},
 	} {
-		if _, err := parseConfig(nil, env(e)); err == nil {
+		if err := configErr(e); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
@@ -79,4 +79,15 @@ func TestUnreachableRedisStopsStart(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "REDIS_URL") {
 		t.Errorf("run = %v, want an error naming REDIS_URL", err)
 	}
+}
+
+// configErr is what the server stops at for environment e: a variable
+// parseConfig refuses, or a geo configuration run cannot build.
+func configErr(e map[string]string) error {
+	c, err := parseConfig(nil, env(e))
+	if err != nil {
+		return err
+	}
+	_, _, err = c.geo.Build()
+	return err
 }
