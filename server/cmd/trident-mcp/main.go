@@ -24,6 +24,7 @@
 //	LOG_LEVEL          info                       debug, info, warn or error
 //	SHUTDOWN_DELAY     5s                         on SIGTERM, serve this long with /readyz 503 before closing (0: none)
 //	SHUTDOWN_TIMEOUT   30s                        then wait this long for calls in flight
+//	READ_HEADER_TIMEOUT  10s                      time allowed for a request's headers (slow clients are cut off)
 //
 // It logs JSON to stderr and shuts down gracefully on SIGTERM or SIGINT:
 // it reports not ready and keeps serving for SHUTDOWN_DELAY, then lets
@@ -97,6 +98,7 @@ var vars = []struct{ env, def, help string }{
 	{"LOG_LEVEL", "info", "debug, info, warn or error"},
 	{"SHUTDOWN_DELAY", server.DefaultShutdownDelay.String(), "on SIGTERM, keep serving this long with /readyz 503 before the listener closes (0 for none)"},
 	{"SHUTDOWN_TIMEOUT", server.DefaultShutdownTimeout.String(), "then wait this long for calls in flight"},
+	{"READ_HEADER_TIMEOUT", server.DefaultReadHeaderTimeout.String(), "a client that takes longer to send its request headers is cut off (slow-loris)"},
 	{"FARE_CLOCK", "", "freeze the clock that picks the tariff band for calls without departAt at this RFC 3339 instant (replaying samples, demos); unset means real time"},
 }
 
@@ -163,7 +165,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		}
 		t.Now = func() time.Time { return at }
 	}
-	if err := parseShutdown(get, o); err != nil {
+	if err := parseTimeouts(get, o); err != nil {
 		return nil, err
 	}
 	if c.geo, err = geo.ConfigFromEnv(get); err != nil {

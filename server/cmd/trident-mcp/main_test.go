@@ -63,6 +63,7 @@ func TestParseConfig(t *testing.T) {
 		"bad fare clock":       {"FARE_CLOCK": "tomorrow"},
 		"bad shutdown delay":   {"SHUTDOWN_DELAY": "soon"},
 		"bad shutdown timeout": {"SHUTDOWN_TIMEOUT": "0"},
+		"bad header timeout":   {"READ_HEADER_TIMEOUT": "-1s"},
 		"bad min interval":     {"GEOCODER": "nominatim", "NOMINATIM_URL": "http://127.0.0.1:1", "NOMINATIM_MIN_INTERVAL": "often"},
 	} {
 		if err := configErr(e); err == nil {
