@@ -120,6 +120,13 @@ test-collections: npm ## Run the Postman collection with newman and the Insomnia
 	scripts/with-server.sh MCP_REQUIRE_OAUTH=true OAUTH_ISSUER=http://127.0.0.1:9/auth/v1 -- \
 	  bash -c '$(NEWMAN) --env-var "mcpEndpoint=$$MCP_ENDPOINT" --folder "OAuth mode"'
 
+SOAK_DURATION ?= 3m
+.PHONY: soak
+soak: ## Drive the server binary for SOAK_DURATION (default 3m) at 64 connections with mixed good, bad and SSE calls; fail on a failed call or a growing RSS, heap, goroutine or fd count (not part of test)
+	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	$(GO) build -o "$$tmp/trident-mcp" ./server/cmd/trident-mcp && \
+	$(GO) run ./tools/cmd/soak -bin "$$tmp/trident-mcp" -d $(SOAK_DURATION)
+
 .PHONY: bench
 bench: ## Go benchmarks, then a load run of estimate_fare beside a bare net/http baseline on loopback
 	$(GO) test -run '^$$' -bench . -benchmem ./...
