@@ -118,6 +118,13 @@ lint-openapi: npm ## Lint the OpenAPI contract with redocly
 test-collections: npm ## Run the whole Postman collection with newman against a public and an OAuth-mode server (with a token), and the Insomnia export's requests
 	scripts/test-collections.sh
 
+SOAK_DURATION ?= 3m
+.PHONY: soak
+soak: ## Drive the server binary for SOAK_DURATION (default 3m) at 64 connections with mixed good, bad and SSE calls; fail on a failed call or a growing RSS, heap, goroutine or fd count (not part of test)
+	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	$(GO) build -o "$$tmp/trident-mcp" ./server/cmd/trident-mcp && \
+	$(GO) run ./tools/cmd/soak -bin "$$tmp/trident-mcp" -d $(SOAK_DURATION)
+
 .PHONY: bench
 bench: ## Go benchmarks, then estimate_fare under load: trident-mcp vs an mcp-go peer vs a net/http floor (public and OAuth, 1/16/64 conns)
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -65,7 +65,7 @@ if [ "$mode" = check ]; then issuer_log=$launch_dir/issuer.log server_log=$launc
 
 # shellcheck disable=SC2086 # DEV_ISSUER_FLAGS is a list of flags
 launch_bg "$issuer_log" "$launch_dir/dev-issuer" --addr "$ISSUER_ADDR" --resource "$MCP" $DEV_ISSUER_FLAGS
-launch_bg "$server_log" env ADDR="$ADDR" PUBLIC_BASE_URL="$PUBLIC_BASE_URL" MCP_REQUIRE_OAUTH=true OAUTH_ISSUER="$ISSUER" \
+launch_bg "$server_log" env ADDR="$ADDR" PUBLIC_BASE_URL="$PUBLIC_BASE_URL" MCP_REQUIRE_OAUTH=true OAUTH_ISSUER="$ISSUER" SHUTDOWN_DELAY=0 \
   "$launch_dir/trident-mcp"
 
 show_logs() {

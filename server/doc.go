@@ -3,7 +3,10 @@
 // /healthz, /readyz (ready when every endpoint and every verifier is),
 // /metrics (one registry; each per-call series has an endpoint label), the
 // access log (one line per request, never a header or a body), and the
-// graceful shutdown of [Server.Serve].
+// shutdown of [Server.Serve] that drops no call: a drain during which
+// /readyz is 503 and every reply closes its connection (ShutdownDelay),
+// then a listener that closes without resetting its queue, then the wait
+// for calls in flight (ShutdownTimeout).
 //
 // In OAuth mode (Options.Auth) every endpoint gets a verifier of its own,
 // bound to its own resource URL (RFC 8707), and its own protected-resource

@@ -21,6 +21,14 @@ const (
 	DefaultBodyReadTimeout   = 30 * time.Second
 	DefaultIdleTimeout       = 120 * time.Second
 	DefaultShutdownTimeout   = 30 * time.Second
+	// DefaultShutdownDelay outlasts a load balancer's usual health-check
+	// interval (AWS, GCP and Kubernetes probes default to 5-10 s with a
+	// failure threshold), so it has seen /readyz fail before the listener
+	// closes.
+	DefaultShutdownDelay = 5 * time.Second
+	// DefaultMaxHeaderBytes is room for a bearer token and the usual
+	// headers many times over; a larger header block gets 431.
+	DefaultMaxHeaderBytes = 64 << 10
 )
 
 // Options configures a [Server]: what is shared by every endpoint it mounts.
@@ -94,6 +102,18 @@ type Options struct {
 	// the two); this is the reference they are compared with. Zero: the
 	// fast path is on.
 	DisableFastPath bool
+
+	// ShutdownDelay is how long [Server.Serve] keeps serving after its
+	// context is cancelled, with /readyz answering 503 and every reply
+	// closing its connection, before the listener closes
+	// (SHUTDOWN_DELAY): the time a load balancer needs to notice and stop
+	// sending. Zero: [DefaultShutdownDelay]; negative: none
+	// (SHUTDOWN_DELAY=0), for a server no load balancer fronts.
+	ShutdownDelay time.Duration
+
+	// MaxHeaderBytes bounds the request line and headers [Server.Serve]
+	// reads (431 above it). Zero: [DefaultMaxHeaderBytes].
+	MaxHeaderBytes int
 }
 
 // resolve fills defaults and checks the URLs, so that a misconfigured server
@@ -142,6 +162,12 @@ func (o *Options) resolve() (Options, error) {
 	}
 	if r.ShutdownTimeout == 0 {
 		r.ShutdownTimeout = DefaultShutdownTimeout
+	}
+	if r.ShutdownDelay == 0 {
+		r.ShutdownDelay = DefaultShutdownDelay
+	}
+	if r.MaxHeaderBytes == 0 {
+		r.MaxHeaderBytes = DefaultMaxHeaderBytes
 	}
 	return r, nil
 }

@@ -1,11 +1,9 @@
 package server
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"sync/atomic"
@@ -125,6 +123,12 @@ func (s *Server) mount(mux *http.ServeMux, ep *mcphttp.Endpoint) (*docspage.Endp
 	if err != nil {
 		return nil, err
 	}
+	reg := prometheus.WrapRegistererWith(prometheus.Labels{"endpoint": ep.Path}, s.registry)
+	for _, c := range ep.Collectors {
+		if err := reg.Register(c); err != nil {
+			return nil, fmt.Errorf("server: metrics of %s: %w", ep.Path, err)
+		}
+	}
 	mux.Handle(ep.Path, h)
 	metaHandler := auth.ProtectedResourceMetadataHandler(meta)
 	for _, p := range metaPaths {
@@ -163,40 +167,4 @@ func (s *Server) Close() error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// Serve answers HTTP on ln until ctx is cancelled, then shuts down
-// gracefully: /readyz turns 503, the listener closes, and calls in flight
-// are given ShutdownTimeout to finish; connections still open after that
-// are closed, so Serve never returns with a call still writing. It returns
-// nil after a clean shutdown, and the deadline error when calls had to be
-// cut off.
-func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	hs := &http.Server{
-		Handler:           s.handler,
-		ReadHeaderTimeout: s.opts.ReadHeaderTimeout,
-		IdleTimeout:       s.opts.IdleTimeout,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
-		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	s.draining.Store(true)
-	s.log.Info("shutting down: waiting for calls in flight", slog.Duration("timeout", s.opts.ShutdownTimeout))
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.ShutdownTimeout)
-	defer cancel()
-	err := hs.Shutdown(sctx)
-	if err != nil {
-		s.log.Warn("shutdown timed out: closing the connections of calls still in flight", slog.Any("error", err))
-		hs.Close()
-	}
-	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
-		err = serr
-	}
-	return err
 }

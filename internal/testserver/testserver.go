@@ -7,6 +7,7 @@ package testserver
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -86,35 +88,93 @@ func FreeAddr(tb testing.TB) string {
 // URL; the process is killed when tb ends.
 func Start(tb testing.TB, bin, addr string, env ...string) string {
 	tb.Helper()
-	base := "http://" + addr
-	cmd := exec.Command(bin)
-	cmd.Env = append(append(os.Environ(), "ADDR="+addr, "PUBLIC_BASE_URL="+base, "FARE_CLOCK="+DayClock), env...)
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
+	return Run(tb, bin, addr, env...).Base
+}
+
+// Process is a server binary started by [Run], for tests that signal it
+// and watch it exit.
+type Process struct {
+	// Base is the server's base URL, "http://" + addr.
+	Base string
+
+	cmd    *exec.Cmd
+	logs   *lockedBuffer
+	exited chan struct{}
+	err    error // what Wait returned, once exited is closed
+}
+
+// Run starts bin as [Start] does and returns the running process.
+func Run(tb testing.TB, bin, addr string, env ...string) *Process {
+	tb.Helper()
+	p := &Process{Base: "http://" + addr, logs: &lockedBuffer{}, exited: make(chan struct{})}
+	p.cmd = exec.Command(bin)
+	p.cmd.Env = append(append(os.Environ(), "ADDR="+addr, "PUBLIC_BASE_URL="+p.Base, "FARE_CLOCK="+DayClock), env...)
+	p.cmd.Stdout, p.cmd.Stderr = p.logs, p.logs
+	if err := p.cmd.Start(); err != nil {
 		tb.Fatal(err)
 	}
+	go func() {
+		p.err = p.cmd.Wait()
+		close(p.exited)
+	}()
 	tb.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
+		_ = p.cmd.Process.Kill()
+		<-p.exited
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	tick := time.NewTicker(25 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		if resp, err := http.Get(base + "/readyz"); err == nil {
+		if resp, err := http.Get(p.Base + "/readyz"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return base
+				return p
 			}
 		}
 		select {
 		case <-ctx.Done():
-			tb.Fatalf("the server at %s never answered /readyz with 200:\n%s", base, tail(logs.String(), 2000))
+			tb.Fatalf("the server at %s never answered /readyz with 200:\n%s", p.Base, tail(p.Logs(), 2000))
+		case <-p.exited:
+			tb.Fatalf("the server at %s exited (%v) before it was ready:\n%s", p.Base, p.err, tail(p.Logs(), 2000))
 		case <-tick.C:
 		}
 	}
+}
+
+// Signal sends sig (syscall.SIGTERM, say) to the process.
+func (p *Process) Signal(sig os.Signal) error { return p.cmd.Process.Signal(sig) }
+
+// Wait waits up to limit for the process to exit and returns its exit
+// error (nil for status 0), or an error saying it is still running.
+func (p *Process) Wait(limit time.Duration) error {
+	select {
+	case <-p.exited:
+		return p.err
+	case <-time.After(limit):
+		return fmt.Errorf("testserver: %s still running after %v", p.Base, limit)
+	}
+}
+
+// Logs returns what the process has written to stdout and stderr so far.
+func (p *Process) Logs() string { return p.logs.String() }
+
+// lockedBuffer is a bytes.Buffer the process writes to while a test reads.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(b)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func tail(s string, n int) string {

@@ -97,7 +97,9 @@ start_server() {
 	local addr="$1"
 	shift
 	local log="$launch_dir/server-$addr.log"
-	launch_bg "$log" env ADDR="$addr" PUBLIC_BASE_URL="http://$addr" \
+	# SHUTDOWN_DELAY=0: no load balancer to drain for, so the exit's SIGTERM
+	# stops the server at once.
+	launch_bg "$log" env ADDR="$addr" PUBLIC_BASE_URL="http://$addr" SHUTDOWN_DELAY=0 \
 		FARE_CLOCK="${FARE_CLOCK:-2025-06-18T09:00:00Z}" "$@" "$launch_dir/trident-mcp"
 	wait_ready "the server on $addr" "http://$addr${LAUNCH_READY_PATH:-/readyz}" "$log"
 }

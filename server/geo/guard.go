@@ -146,6 +146,15 @@ func (g *guard[T]) gaveUp(key string, err error) error {
 // flight is the one exchange identical concurrent lookups share.
 func (g *guard[T]) flight(parent context.Context, key string, exchange func(context.Context) (T, error)) (T, error) {
 	var zero T
+	if g.cache != nil {
+		// A flight for key may have ended between do's cache look and this
+		// flight's start: its answer is cached, and asking again would
+		// spend a request the cache exists to save.
+		if o, ok := g.cache.Get(key); ok {
+			g.cacheHits.Add(1)
+			return o.val, o.err
+		}
+	}
 	g.flightsRun.Add(1)
 	refuse := func(msg string, cause error, wait time.Duration) (T, error) {
 		g.refused.Add(1)

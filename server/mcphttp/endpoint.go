@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/tridenttaxis/trident-mcp/server/docspage"
 	"github.com/tridenttaxis/trident-mcp/server/ratelimit"
@@ -72,6 +73,11 @@ type Endpoint struct {
 	// Close releases what the endpoint started; the host calls it on
 	// Close. Zero: nothing to release.
 	Close func() error
+
+	// Collectors are the endpoint's own metrics (its back ends' counters),
+	// registered on the host's registry with an endpoint label holding
+	// Path. Zero: none.
+	Collectors []prometheus.Collector
 }
 
 // Tool is one tool of an [Endpoint]: its definition as tools/list shows it

@@ -376,7 +376,7 @@ func (d *door) admit(w http.ResponseWriter, r *http.Request, tool string) (relea
 	if !limited {
 		return func() {}, true
 	}
-	release, retry, ok := d.limiter.Acquire(tool, clientKey(r, rule.ByEndUser))
+	release, retry, ok := d.limiter.Acquire(r.Context(), tool, clientKey(r, rule.ByEndUser))
 	if !ok {
 		d.metrics.RateLimited(d.ep.Path, tool)
 		secs := strconv.Itoa(int(retry.Seconds())) // whole seconds, at least 1: Acquire rounds up

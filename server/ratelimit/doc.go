@@ -7,13 +7,17 @@
 // holds those caps; the server turns the limiter on with RATE_LIMIT=seed and
 // leaves it off by default.
 //
-// Rates are token buckets from golang.org/x/time/rate: a rule of N per minute
-// holds N tokens and refills at N a minute, so a quiet client may send N at
-// once and then N a minute. Concurrency caps count calls in flight. Time is
-// read from an injected clock, so tests never sleep.
+// Rates are counted by [limits.Limiter]: a rule of N per minute lets a
+// quiet client send N at once and then N a minute. By default the counts
+// are in process ([limits.Local], token buckets from golang.org/x/time/rate),
+// so each replica limits on its own; with [Policy.Shared] (the server sets
+// it to [limits.Redis] when REDIS_URL is set) every replica spends one
+// budget, so the caps hold whichever replica a client reaches. Concurrency
+// caps count calls in flight in this process. Time is read from an
+// injected clock, so tests never sleep.
 //
 //	l := ratelimit.New(ratelimit.SeedPolicy(), time.Now)
-//	release, retryAfter, ok := l.Acquire("estimate_fare", "ip:203.0.113.9")
+//	release, retryAfter, ok := l.Acquire(ctx, "estimate_fare", "ip:203.0.113.9")
 //	if !ok {
 //		// answer 429 with Retry-After: retryAfter, rounded up to seconds
 //	}

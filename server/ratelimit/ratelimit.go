@@ -1,11 +1,11 @@
 package ratelimit
 
 import (
-	"math"
+	"context"
 	"sync"
 	"time"
 
-	"golang.org/x/time/rate"
+	"github.com/tridenttaxis/trident-mcp/server/limits"
 )
 
 // Rule caps one tool's calls for one client.
@@ -26,6 +26,19 @@ type Rule struct {
 // Policy maps tool names to rules. Tools without a rule are not limited.
 type Policy struct {
 	Tools map[string]Rule
+
+	// Shared counts the rates in a limiter every replica of the server
+	// shares ([limits.Redis], when REDIS_URL is set), so a client's rate
+	// cap holds whichever replica it reaches. Concurrency caps stay per
+	// replica: a call in flight is held by the process serving it. Zero:
+	// rates are counted in this process.
+	Shared limits.Limiter
+
+	// OnSharedError hears each time Shared could not decide (Redis
+	// unreachable, too slow). The call is then let through: the limiter
+	// guards the tools, and an outage of the limiter must not become an
+	// outage of the tools. Zero: errors are dropped.
+	OnSharedError func(error)
 }
 
 // SeedPolicy is the specification's "Recommended client behavior" table made into
@@ -40,35 +53,44 @@ func SeedPolicy() Policy {
 	}}
 }
 
-// idleEvict is how long an unused client entry is kept. Every bucket of the
-// SeedPolicy refills within a minute, so an entry idle this long holds the
-// same state as a new one and forgetting it changes nothing.
+// sharedTimeout bounds one decision of a shared limiter: a slow Redis
+// costs a call this much at most, then the call goes through.
+const sharedTimeout = 250 * time.Millisecond
+
+// idleEvict is how long an unused concurrency entry is kept. An entry with
+// nothing in flight holds the same state as a new one, so forgetting it
+// changes nothing; the delay only spares the map churn.
 const idleEvict = 5 * time.Minute
 
 // Limiter applies a [Policy]. It is safe for concurrent use.
 type Limiter struct {
 	policy Policy
 	now    func() time.Time
+	rates  limits.Limiter // Policy.Shared, or an in-process one
 
 	mu        sync.Mutex
-	entries   map[entryKey]*entry
+	entries   map[entryKey]*entry // calls in flight, per tool and client
 	lastSweep time.Time
 }
 
 type entryKey struct{ tool, client string }
 
 type entry struct {
-	bucket   *rate.Limiter // nil when the rule has no rate
 	inflight int
 	lastSeen time.Time
 }
 
-// New returns a limiter for p reading time from now (time.Now if nil).
+// New returns a limiter for p reading time from now (time.Now if nil); the
+// in-process rate counts read the same clock.
 func New(p Policy, now func() time.Time) *Limiter {
 	if now == nil {
 		now = time.Now
 	}
-	return &Limiter{policy: p, now: now, entries: make(map[entryKey]*entry)}
+	l := &Limiter{policy: p, now: now, rates: p.Shared, entries: make(map[entryKey]*entry)}
+	if l.rates == nil {
+		l.rates = limits.NewLocal(now)
+	}
+	return l
 }
 
 // Rule returns the rule for tool, if the policy has one.
@@ -80,12 +102,41 @@ func (l *Limiter) Rule(tool string) (Rule, bool) {
 // Acquire asks to start one call of tool for client (an opaque key such as
 // "ip:203.0.113.9" or "user:<sub>"). When ok, the call may run and release
 // must be called when it ends (it is safe to call more than once). When not
-// ok, retryAfter says when a retry may succeed (at least one second).
-func (l *Limiter) Acquire(tool, client string) (release func(), retryAfter time.Duration, ok bool) {
+// ok, retryAfter says when a retry may succeed (whole seconds, at least
+// one). ctx bounds the shared limiter's decision.
+func (l *Limiter) Acquire(ctx context.Context, tool, client string) (release func(), retryAfter time.Duration, ok bool) {
 	rule, limited := l.policy.Tools[tool]
 	if !limited {
 		return func() {}, 0, true
 	}
+	// Concurrency first, so a refused call does not spend a token; the
+	// slot is held while the rate is decided, and given back if refused.
+	e, ok := l.enter(tool, client, rule)
+	if !ok {
+		return nil, time.Second, false
+	}
+	var once sync.Once
+	release = func() { once.Do(func() { l.leave(e) }) }
+	if rule.PerMinute > 0 {
+		lim := limits.Limit{Rate: rule.PerMinute, Period: time.Minute, Burst: rule.Burst}
+		dctx, cancel := context.WithTimeout(ctx, sharedTimeout)
+		d, err := l.rates.Allow(dctx, tool+":"+client, lim)
+		cancel()
+		switch {
+		case err != nil:
+			if l.policy.OnSharedError != nil {
+				l.policy.OnSharedError(err)
+			}
+		case !d.Allowed:
+			release()
+			return nil, time.Duration(limits.RetryAfterSeconds(d.RetryAfter)) * time.Second, false
+		}
+	}
+	return release, 0, true
+}
+
+// enter takes one concurrency slot of rule, if it has a free one.
+func (l *Limiter) enter(tool, client string, rule Rule) (*entry, bool) {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -94,37 +145,21 @@ func (l *Limiter) Acquire(tool, client string) (release func(), retryAfter time.
 	e := l.entries[k]
 	if e == nil {
 		e = &entry{}
-		if rule.PerMinute > 0 {
-			burst := rule.Burst
-			if burst <= 0 {
-				burst = rule.PerMinute
-			}
-			e.bucket = rate.NewLimiter(rate.Limit(float64(rule.PerMinute)/60), burst)
-		}
 		l.entries[k] = e
 	}
 	e.lastSeen = now
-	// Concurrency first, so a refused call does not spend a token.
 	if rule.Concurrent > 0 && e.inflight >= rule.Concurrent {
-		return nil, time.Second, false
-	}
-	if e.bucket != nil {
-		r := e.bucket.ReserveN(now, 1)
-		if d := r.DelayFrom(now); !r.OK() || d > 0 {
-			r.CancelAt(now)
-			return nil, roundUpSecond(d), false
-		}
+		return nil, false
 	}
 	e.inflight++
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			l.mu.Lock()
-			e.inflight--
-			e.lastSeen = l.now()
-			l.mu.Unlock()
-		})
-	}, 0, true
+	return e, true
+}
+
+func (l *Limiter) leave(e *entry) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e.inflight--
+	e.lastSeen = l.now()
 }
 
 // Len reports how many client entries are held (for tests of eviction).
@@ -144,13 +179,4 @@ func (l *Limiter) sweepLocked(now time.Time) {
 			delete(l.entries, k)
 		}
 	}
-}
-
-// roundUpSecond turns a wait into whole seconds for Retry-After, at least 1.
-func roundUpSecond(d time.Duration) time.Duration {
-	s := math.Ceil(d.Seconds())
-	if s < 1 {
-		s = 1
-	}
-	return time.Duration(s) * time.Second
 }

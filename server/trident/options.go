@@ -8,6 +8,7 @@ import (
 
 	"github.com/tridenttaxis/trident-mcp/server/fare"
 	"github.com/tridenttaxis/trident-mcp/server/geo"
+	"github.com/tridenttaxis/trident-mcp/server/limits"
 	"github.com/tridenttaxis/trident-mcp/server/ratelimit"
 )
 
@@ -54,6 +55,14 @@ type Options struct {
 	// RateLimitPolicy overrides the preset that RateLimit names, for tests
 	// and operators with other numbers. Zero: the preset.
 	RateLimitPolicy *ratelimit.Policy
+
+	// SharedLimiter counts the limiter's rates across every replica
+	// ([limits.Redis] over REDIS_URL), so the caps hold for a client
+	// whichever replica it reaches; it serves a policy that does not name
+	// its own [ratelimit.Policy.Shared]. A decision it cannot make (Redis
+	// down) lets the call through and is logged. Zero: each replica counts
+	// on its own.
+	SharedLimiter limits.Limiter
 
 	// Logger receives the tools' own records (a refusal's cause). Zero:
 	// slog.Default().

@@ -339,6 +339,9 @@ func TestOAuthUnauthorizedSample(t *testing.T) {
 // starts its shutdown, and served yields what Serve returned.
 func serve(t testing.TB, o *opts) (ln net.Listener, cancel context.CancelFunc, served <-chan error) {
 	t.Helper()
+	if o.host.ShutdownDelay == 0 {
+		o.host.ShutdownDelay = -1 // no load balancer to wait for, unless the test says so
+	}
 	srv := newServer(t, o)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -109,27 +110,13 @@ func (t *tools) price(ctx context.Context, tr trip, progress progressFunc) (pric
 	fail := func(code errcodes.Code, cause error) (priced, error) {
 		return priced{}, &mcphttp.ToolError{Code: string(code), Text: mcphttp.ToolText(code, tr.tool), Cause: cause}
 	}
-	lookup := func(step int, query string) (geo.Place, error) {
-		progress(step)
-		p, err := t.geocoder.Geocode(ctx, query)
-		switch {
-		case err == nil:
-			return p, nil
-		case errors.Is(err, geo.ErrNoMatch):
-			_, f := fail(errcodes.GeocodeFailed, err)
-			return p, f
-		default:
-			_, f := fail(errcodes.RoutingUnavailable, err)
-			return p, f
-		}
-	}
-	from, f := lookup(0, tr.pickup)
-	if f != nil {
-		return priced{}, f
-	}
-	to, f := lookup(1, tr.dropoff)
-	if f != nil {
-		return priced{}, f
+	from, to, err := t.geocodePair(ctx, tr.pickup, tr.dropoff, progress)
+	switch {
+	case err == nil:
+	case errors.Is(err, geo.ErrNoMatch):
+		return fail(errcodes.GeocodeFailed, err)
+	default:
+		return fail(errcodes.RoutingUnavailable, err)
 	}
 	progress(2)
 	route, err := t.router.Route(ctx, from, to)
@@ -171,6 +158,48 @@ func (t *tools) price(ctx context.Context, tr trip, progress progressFunc) (pric
 		return priced{}, err // the server's own fault: logged, answered -32603
 	}
 	return priced{quote: q, miles: ft.DistanceMiles, seconds: ft.DurationSeconds}, nil
+}
+
+// geocodePair geocodes pickup and dropoff at once, so the pair costs the
+// slower of two lookups rather than their sum: each lookup of an HTTP back
+// end ends within GEO_TIMEOUT of its start, and both start together, so a
+// slow but working back end holds the call up to one timeout here, not
+// two. The first failure cancels the other lookup and is the one reported;
+// a panic in the dropoff's lookup is raised again in the caller's
+// goroutine, so it is answered -32603 like any other.
+// Progress is reported from the caller's goroutine: step 0 as both start,
+// step 1 once the pickup is known.
+func (t *tools) geocodePair(ctx context.Context, pickup, dropoff string, progress progressFunc) (from, to geo.Place, err error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var once sync.Once
+	failed := func(e error) {
+		once.Do(func() {
+			err = e
+			cancel()
+		})
+	}
+	progress(0)
+	done := make(chan struct{})
+	var panicked any
+	go func() {
+		defer close(done)
+		defer func() { panicked = recover() }() // re-raised below, where the front door recovers it
+		var e error
+		if to, e = t.geocoder.Geocode(ctx, dropoff); e != nil {
+			failed(e)
+		}
+	}()
+	var e error
+	if from, e = t.geocoder.Geocode(ctx, pickup); e != nil {
+		failed(e)
+	}
+	progress(1)
+	<-done
+	if panicked != nil {
+		panic(panicked)
+	}
+	return from, to, err
 }
 
 // capacityFailure words CAPACITY_EXCEEDED from the catalogue template. The

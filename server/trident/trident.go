@@ -3,13 +3,16 @@ package trident
 import (
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tridenttaxis/trident-mcp/contracts"
+	"github.com/tridenttaxis/trident-mcp/server/geo"
 	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
+	"github.com/tridenttaxis/trident-mcp/server/metrics"
 	"github.com/tridenttaxis/trident-mcp/server/ratelimit"
 	"github.com/tridenttaxis/trident-mcp/server/validate"
 )
@@ -62,6 +65,9 @@ func New(opts *Options) (*mcphttp.Endpoint, error) {
 		Docs:   e.docs,
 		Routes: e.routes,
 	}
+	if c := geoCollector(o.Geocoder, o.Router); c != nil {
+		ep.Collectors = append(ep.Collectors, c)
+	}
 	for _, t := range e.toolDefs {
 		ep.Tools = append(ep.Tools, mcphttp.Tool{Def: t, Handler: handlers[t.Name]})
 	}
@@ -69,6 +75,12 @@ func New(opts *Options) (*mcphttp.Endpoint, error) {
 		p := ratelimit.SeedPolicy()
 		if o.RateLimitPolicy != nil {
 			p = *o.RateLimitPolicy
+		}
+		if p.Shared == nil && o.SharedLimiter != nil {
+			p.Shared = o.SharedLimiter
+			p.OnSharedError = func(err error) {
+				o.Logger.Warn("rate limit: the shared limiter could not decide; the call goes through", slog.Any("error", err))
+			}
 		}
 		ep.RateLimit = &p
 	}
@@ -130,4 +142,22 @@ func (e *endpoint) routes(_ mcphttp.Mount, mux *http.ServeMux) error {
 	}
 	c.mount(mux)
 	return nil
+}
+
+// geoCollector reports the HTTP back ends among g and r (Nominatim, OSRM)
+// in /metrics: lookups, cache hits, upstream requests, breaker state, trips
+// and recoveries. The embedded ones keep no such counts; nil when neither
+// is an HTTP back end.
+func geoCollector(g geo.Geocoder, r geo.Router) *metrics.GeoCollector {
+	var backends []metrics.GeoBackend
+	if n, ok := g.(*geo.Nominatim); ok {
+		backends = append(backends, metrics.GeoBackend{Name: geo.BackendNominatim, Stats: n.Stats})
+	}
+	if o, ok := r.(*geo.OSRM); ok {
+		backends = append(backends, metrics.GeoBackend{Name: geo.BackendOSRM, Stats: o.Stats})
+	}
+	if len(backends) == 0 {
+		return nil
+	}
+	return metrics.NewGeoCollector(backends...)
 }

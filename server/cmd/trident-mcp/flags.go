@@ -30,6 +30,9 @@ var kinds = map[string]kind{
 	"NOMINATIM_MIN_INTERVAL": kindDuration,
 	"GEO_CACHE_TTL":          kindDuration,
 	"GEO_BREAKER_OPEN":       kindDuration,
+	"SHUTDOWN_DELAY":         kindDuration,
+	"SHUTDOWN_TIMEOUT":       kindDuration,
+	"READ_HEADER_TIMEOUT":    kindDuration,
 	"FARE_CLOCK":             kindTime,
 }
 

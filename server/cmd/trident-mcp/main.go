@@ -18,12 +18,18 @@
 //	GEO_BREAKER_FAILURES, GEO_BREAKER_OPEN  5, 30s  circuit breaker of the HTTP back ends (0 failures: off)
 //	ALLOWED_ORIGINS    (PUBLIC_BASE_URL + loopback)  comma-separated browser origins, or *
 //	RATE_LIMIT         off                        off, or seed (the specification's suggested caps)
+//	REDIS_URL          (none)                     share the limiter's counts across replicas (redis://host:6379/0)
+//	REDIS_KEY_PREFIX   trident-mcp:               keeps this deployment's keys apart on a shared Redis
 //	MAX_BODY_BYTES     1048576                    larger request bodies get 413
 //	MCP_PROTOCOL_VERSIONS  (all)                  comma-separated MCP revisions to serve
 //	LOG_LEVEL          info                       debug, info, warn or error
+//	SHUTDOWN_DELAY     5s                         on SIGTERM, serve this long with /readyz 503 before closing (0: none)
+//	SHUTDOWN_TIMEOUT   30s                        then wait this long for calls in flight
+//	READ_HEADER_TIMEOUT  10s                      time allowed for a request's headers (slow clients are cut off)
 //
-// It logs JSON to stderr and shuts down gracefully on SIGTERM or SIGINT,
-// letting calls in flight finish. -h prints the endpoints, every flag with
+// It logs JSON to stderr and shuts down gracefully on SIGTERM or SIGINT:
+// it reports not ready and keeps serving for SHUTDOWN_DELAY, then lets
+// calls in flight finish. -h prints the endpoints, every flag with
 // its type and default, and examples; -version the version and the MCP
 // protocol revisions. A mistake on the command line (an unknown flag, a
 // value of the wrong type, a positional argument) exits 2.
@@ -76,6 +82,9 @@ type config struct {
 	logLevel slog.Level
 	host     server.Options  // what every endpoint shares
 	trident  trident.Options // the Trident endpoint at /mcp
+
+	redisURL, redisPrefix string     // REDIS_URL, REDIS_KEY_PREFIX: the shared limiter
+	geo                   geo.Config // built in run, with the server's logger
 }
 
 // vars lists each setting: environment variable, flag, default and help;
@@ -99,9 +108,14 @@ var vars = []struct{ env, def, help string }{
 	{"GEO_BREAKER_OPEN", geo.DefaultBreakerOpen.String(), "how long an open breaker fails calls fast before a probe"},
 	{"ALLOWED_ORIGINS", "", "comma-separated allowed browser origins, or * (default: PUBLIC_BASE_URL and loopback)"},
 	{"RATE_LIMIT", "off", "off or seed"},
+	{"REDIS_URL", "", "Redis URL (redis://host:6379/0): the rate limiter's counts are shared by every replica using it (default: per process)"},
+	{"REDIS_KEY_PREFIX", "trident-mcp:", "prefix of this deployment's keys in Redis"},
 	{"MAX_BODY_BYTES", strconv.Itoa(server.DefaultMaxBodyBytes), "request body limit in bytes"},
 	{"MCP_PROTOCOL_VERSIONS", "", "comma-separated MCP revisions to serve (default all: " + strings.Join(mcphttp.ProtocolVersions(), ",") + ")"},
 	{"LOG_LEVEL", "info", "debug, info, warn or error"},
+	{"SHUTDOWN_DELAY", server.DefaultShutdownDelay.String(), "on SIGTERM, keep serving this long with /readyz 503 before the listener closes (0 for none)"},
+	{"SHUTDOWN_TIMEOUT", server.DefaultShutdownTimeout.String(), "then wait this long for calls in flight"},
+	{"READ_HEADER_TIMEOUT", server.DefaultReadHeaderTimeout.String(), "a client that takes longer to send its request headers is cut off (slow-loris)"},
 	{"FARE_CLOCK", "", "freeze the clock that picks the tariff band for calls without departAt at this RFC 3339 instant (replaying samples, demos); unset means real time"},
 }
 
@@ -160,7 +174,7 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		return ""
 	}
 
-	c := &config{addr: get("ADDR"), stdio: *stdio}
+	c := &config{addr: get("ADDR"), stdio: *stdio, redisURL: get("REDIS_URL"), redisPrefix: get("REDIS_KEY_PREFIX")}
 	if err := c.logLevel.UnmarshalText([]byte(get("LOG_LEVEL"))); err != nil {
 		return nil, fmt.Errorf("LOG_LEVEL=%q: want debug, info, warn or error", get("LOG_LEVEL"))
 	}
@@ -193,11 +207,10 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		}
 		t.Now = func() time.Time { return at }
 	}
-	gc, err := geo.ConfigFromEnv(get)
-	if err != nil {
+	if err := parseTimeouts(get, o); err != nil {
 		return nil, err
 	}
-	if t.Geocoder, t.Router, err = gc.Build(); err != nil {
+	if c.geo, err = geo.ConfigFromEnv(get); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -217,10 +230,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return nil
 	}
 	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: c.logLevel}))
-	c.host.Logger, c.trident.Logger = logger, logger
+	c.host.Logger, c.trident.Logger, c.geo.Logger = logger, logger, logger
+	if c.trident.Geocoder, c.trident.Router, err = c.geo.Build(); err != nil {
+		return err
+	}
 	if c.stdio {
 		return serveStdio(ctx, c, logger)
 	}
+	closeLimiter, err := openSharedLimiter(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer closeLimiter()
 	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
 		return err

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -34,6 +37,12 @@ func TestParseConfig(t *testing.T) {
 	if c.host.Auth == nil || c.host.Auth.Issuer != "https://issuer.example/auth/v1" {
 		t.Errorf("oauth: %+v", c.host.Auth)
 	}
+	if c.host.ShutdownDelay != 5*time.Second || c.host.ShutdownTimeout != 30*time.Second {
+		t.Errorf("shutdown: delay %v timeout %v, want 5s and 30s", c.host.ShutdownDelay, c.host.ShutdownTimeout)
+	}
+	if c, err := parseConfig([]string{"-shutdown-delay", "0"}, env(nil)); err != nil || c.host.ShutdownDelay >= 0 {
+		t.Errorf("SHUTDOWN_DELAY=0: %v, %v; want no delay (negative in server.Options)", err, c)
+	}
 	if c.trident.Now != nil {
 		t.Error("the fare clock must be real time unless FARE_CLOCK is set")
 	}
@@ -52,12 +61,36 @@ func TestParseConfig(t *testing.T) {
 		"bad geocoder":         {"GEOCODER": "google"},
 		"nominatim no url":     {"GEOCODER": "nominatim"},
 		"bad fare clock":       {"FARE_CLOCK": "tomorrow"},
+		"bad shutdown delay":   {"SHUTDOWN_DELAY": "soon"},
+		"bad shutdown timeout": {"SHUTDOWN_TIMEOUT": "0"},
+		"bad header timeout":   {"READ_HEADER_TIMEOUT": "-1s"},
 		"bad min interval":     {"GEOCODER": "nominatim", "NOMINATIM_URL": "http://127.0.0.1:1", "NOMINATIM_MIN_INTERVAL": "often"},
 		"bad duration":         {"GEO_TIMEOUT": "5"},
 		"bad int":              {"GEO_CACHE_SIZE": "many"},
 	} {
-		if _, err := parseConfig(nil, env(e)); err == nil {
+		if err := configErr(e); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
+}
+
+// TestUnreachableRedisStopsStart: with the limiter on, a REDIS_URL that
+// does not answer fails at start, naming the variable, rather than on the
+// first call.
+func TestUnreachableRedisStopsStart(t *testing.T) {
+	err := run(context.Background(), nil, env(map[string]string{"ADDR": "127.0.0.1:0", "RATE_LIMIT": "seed", "REDIS_URL": "redis://127.0.0.1:1/0"}), io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "REDIS_URL") {
+		t.Errorf("run = %v, want an error naming REDIS_URL", err)
+	}
+}
+
+// configErr is what the server stops at for environment e: a variable
+// parseConfig refuses, or a geo configuration run cannot build.
+func configErr(e map[string]string) error {
+	c, err := parseConfig(nil, env(e))
+	if err != nil {
+		return err
+	}
+	_, _, err = c.geo.Build()
+	return err
 }

@@ -1,0 +1,103 @@
+package main_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/tridenttaxis/trident-mcp/internal/testserver"
+)
+
+// bookingCall is one start_booking call; anonymous, so the limiter keys it
+// on the client's address, which both replicas see as 127.0.0.1.
+const bookingCall = `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"start_booking","arguments":{"pickup":"Helensburgh Central Station","dropoff":"Glasgow Airport","vehicleType":"saloon"}}}`
+
+// redisOrSkip is the machine's Redis (RELAY_TEST_REDIS_ADDR, as the limits
+// tests read it; default 127.0.0.1:6379),
+// or a skip when it does not answer (a failure when CI is set).
+func redisOrSkip(t *testing.T) *redis.Client {
+	t.Helper()
+	addr := os.Getenv("RELAY_TEST_REDIS_ADDR")
+	if addr == "" {
+		addr = "127.0.0.1:6379"
+	}
+	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := c.Ping(ctx).Err(); err != nil {
+		c.Close()
+		if os.Getenv("CI") != "" {
+			t.Fatalf("Redis at %s does not answer (CI is set, so this fails rather than skips): %v", addr, err)
+		}
+		t.Skipf("Redis at %s does not answer, skipping: %v", addr, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// TestTwoReplicasShareTheRateLimit runs two server processes with
+// RATE_LIMIT=seed over one Redis (REDIS_URL): start_booking's cap of 10 a
+// minute holds for a client across both, so a client that spent its
+// budget alternating between them is refused by each (429, Retry-After).
+func TestTwoReplicasShareTheRateLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the server binary")
+	}
+	rc := redisOrSkip(t)
+	b := make([]byte, 6)
+	rand.Read(b)
+	prefix := "trident-mcp-test:" + hex.EncodeToString(b) + ":" // this run's keys only
+	t.Cleanup(func() {
+		ctx := context.Background()
+		for iter := rc.Scan(ctx, 0, "rate:"+prefix+"*", 100).Iterator(); iter.Next(ctx); {
+			rc.Del(ctx, iter.Val())
+		}
+	})
+	bin := testserver.Build(t)
+	env := []string{"RATE_LIMIT=seed", "REDIS_URL=redis://" + rc.Options().Addr + "/0", "REDIS_KEY_PREFIX=" + prefix, "LOG_LEVEL=warn"}
+	replicas := []string{
+		testserver.Start(t, bin, testserver.FreeAddr(t), env...),
+		testserver.Start(t, bin, testserver.FreeAddr(t), env...),
+	}
+	call := func(base string) (status int, retryAfter, body string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(bookingCall))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		bs, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header.Get("Retry-After"), string(bs)
+	}
+	for i := range 10 { // the seed's 10 a minute, five on each replica
+		if status, _, body := call(replicas[i%2]); status != http.StatusOK {
+			t.Fatalf("booking %d on replica %d: HTTP %d %s, want 200 within the shared 10", i+1, i%2+1, status, body)
+		}
+	}
+	for i, base := range replicas {
+		status, retry, body := call(base)
+		if status != http.StatusTooManyRequests || retry == "" || retry == "0" {
+			t.Errorf("replica %d after 10 bookings across both: HTTP %d Retry-After=%q %s, want 429 with Retry-After", i+1, status, retry, body)
+			continue
+		}
+		t.Logf("replica %d after 10 bookings across both replicas: HTTP %d, Retry-After: %s", i+1, status, retry)
+	}
+	// The counts are in Redis, under this run's prefix.
+	if keys, err := rc.Keys(context.Background(), "rate:"+prefix+"*").Result(); err != nil || len(keys) == 0 {
+		t.Errorf("no limiter keys under %q in Redis (%v): the replicas did not share through it", prefix, err)
+	} else {
+		t.Logf("limiter keys in Redis: %s", fmt.Sprint(keys))
+	}
+}
