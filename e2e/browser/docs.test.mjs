@@ -105,11 +105,13 @@ describe('public mode', () => {
     const bare = await p.page.evaluate(() => [...document.querySelectorAll('pre')]
       .filter((pre) => !pre.closest('.log') && !pre.closest('.auth-challenge') && !pre.parentElement.querySelector('button.copy')).length);
     assert.equal(bare, 0);
-    const vscode = p.page.locator('pre[data-client="vscode"]');
-    await vscode.locator('xpath=..').locator('button.copy').click();
-    await p.page.waitForFunction(() => document.querySelector('pre[data-client="vscode"] + button.copy').textContent === 'Copied');
-    const copied = JSON.parse(await p.page.evaluate(() => navigator.clipboard.readText()));
-    assert.deepEqual(copied, { servers: { 'trident-taxis': { type: 'http', url: `${publicURL}/mcp` } } });
+    for (const [id, name, path] of [['trident', 'trident-taxis', '/mcp'], ['relay', 'relay-rides', '/mcp/rides']]) {
+      const vscode = p.page.locator(`#${id} pre[data-client="vscode"]`);
+      await vscode.locator('xpath=..').locator('button.copy').click();
+      await p.page.waitForFunction((sel) => document.querySelector(sel).textContent === 'Copied', `#${id} pre[data-client="vscode"] + button.copy`);
+      const copied = JSON.parse(await p.page.evaluate(() => navigator.clipboard.readText()));
+      assert.deepEqual(copied, { servers: { [name]: { type: 'http', url: `${publicURL}${path}` } } });
+    }
   });
 
   test('picking a tool shows its schema with the required/optional counts', async () => {
@@ -143,6 +145,37 @@ describe('public mode', () => {
       assert.equal(await c.locator('.log li').count(), 1, 'a JSON reply is one entry of the log');
     });
   }
+
+  // Relay's replies carry fresh ids, signatures and expiry times, so its
+  // console is checked by the status fields, not byte for byte.
+  for (const [sample, status] of [['search_rides.success', 'ok'], ['search_rides.handoff_available', 'handoff_available']]) {
+    test(`Relay's console: ${sample} answers ${status}`, async () => {
+      const c = p.page.locator('[data-console="relay"]');
+      await c.locator('.tool').selectOption('search_rides');
+      await c.locator('.example').selectOption({ label: sample });
+      assert.equal(await c.locator('.args-status').textContent(), 'matches schema');
+      await c.locator('.stream').setChecked(false);
+      await send(c);
+      assert.match(await c.locator('.http-status').textContent(), /^HTTP 200 .*application\/json/);
+      const final = await finalFrame(c);
+      assert.equal(final.result.isError, undefined, JSON.stringify(final));
+      const out = final.result.structuredContent;
+      assert.equal(out.status, status, JSON.stringify(out));
+      assert.deepEqual(JSON.parse(final.result.content[0].text), out);
+      assert.ok(out.browser_handoffs.length > 0 && out.relay_context.session_id, JSON.stringify(out));
+      if (status === 'ok') assert.ok(out.options.length > 0 && out.options.every((o) => o.verification.signature), JSON.stringify(out.options));
+      assert.equal(p.calls.at(-1).url, `${publicURL}/mcp/rides`);
+      await c.screenshot({ path: join(shots, `relay-${status}-console.png`) });
+    });
+  }
+
+  test("Relay's old page leads to its section of the shared page", async () => {
+    const page = await context.newPage();
+    await page.goto(`${publicURL}/mcp-docs/rides`);
+    assert.equal(new URL(page.url()).pathname + new URL(page.url()).hash, '/mcp-docs#relay');
+    assert.equal(await page.locator('#relay [data-console="relay"]').count(), 1);
+    await page.close();
+  });
 
   test('a streamed start_booking shows each progress frame in order, then the final response', async () => {
     const c = p.console;

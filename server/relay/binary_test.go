@@ -130,8 +130,22 @@ func TestDocuments(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, resp.Header.Get("Content-Type"), b
 	}
-	if code, ct, b := get("/mcp-docs/rides"); code != 200 || !strings.HasPrefix(ct, "text/html") || !strings.Contains(string(b), "get_ride_booking_handoff") || !strings.Contains(string(b), "RELAY_INVALID_OPTION") {
-		t.Errorf("/mcp-docs/rides: %d %s", code, ct)
+	// Relay's section of the shared page, and its old page's URL leading there.
+	code, ct, b := get("/mcp-docs")
+	for _, want := range []string{`id="relay"`, `data-console="relay"`, `id="relay-tool-get_ride_booking_handoff"`, "RELAY_INVALID_OPTION", "/samples/rides/search_rides.success.json"} {
+		if code != 200 || !strings.HasPrefix(ct, "text/html") || !strings.Contains(string(b), want) {
+			t.Errorf("/mcp-docs: %d %s, lacks %s", code, ct, want)
+		}
+	}
+	noFollow := *hc
+	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := noFollow.Get(base + relay.DocsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMovedPermanently || resp.Header.Get("Location") != relay.DocsAnchor {
+		t.Errorf("%s: %d Location %q, want 301 to %s", relay.DocsPath, resp.StatusCode, resp.Header.Get("Location"), relay.DocsAnchor)
 	}
 	want, _ := contracts.Relay.ReadFile("schemas/search_rides.input.json")
 	if code, _, b := get("/mcp-schemas/rides/search_rides.input.json"); code != 200 || !bytes.Equal(b, want) {

@@ -200,7 +200,8 @@ func (s *Server) Endpoint() *mcphttp.Endpoint {
 	ep := &mcphttp.Endpoint{
 		Path:           Path,
 		ResourceURL:    s.resourceURL,
-		DocsPath:       DocsPath,
+		DocsPath:       DocsAnchor,
+		Docs:           s.docs,
 		Routes:         s.routes,
 		Implementation: &mcp.Implementation{Name: s.manifest.Server.Name, Title: "Relay rides", Version: s.manifest.Server.Version},
 	}

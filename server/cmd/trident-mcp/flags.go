@@ -34,6 +34,13 @@ var kinds = map[string]kind{
 	"SHUTDOWN_TIMEOUT":       kindDuration,
 	"READ_HEADER_TIMEOUT":    kindDuration,
 	"FARE_CLOCK":             kindTime,
+	"RELAY_OPTION_TTL":       kindDuration,
+}
+
+// secrets are the settings -h never prints the value of, only that the
+// environment sets them.
+var secrets = map[string]bool{
+	"RELAY_SIGNING_KEYS": true, "UBER_ACCESS_TOKEN": true, "LYFT_CLIENT_SECRET": true,
 }
 
 func kindOf(env string) kind {

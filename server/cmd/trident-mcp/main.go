@@ -58,6 +58,8 @@ import (
 	"github.com/tridenttaxis/trident-mcp/server/geo"
 	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
 	"github.com/tridenttaxis/trident-mcp/server/relay"
+	"github.com/tridenttaxis/trident-mcp/server/relay/providers/lyft"
+	"github.com/tridenttaxis/trident-mcp/server/relay/providers/uber"
 	"github.com/tridenttaxis/trident-mcp/server/trident"
 )
 
@@ -83,8 +85,9 @@ type config struct {
 	host     server.Options  // what every endpoint shares
 	trident  trident.Options // the Trident endpoint at /mcp
 
-	redisURL, redisPrefix string     // REDIS_URL, REDIS_KEY_PREFIX: the shared limiter
-	geo                   geo.Config // built in run, with the server's logger
+	redisURL, redisPrefix string            // REDIS_URL, REDIS_KEY_PREFIX: the shared limiter
+	relayFlags            map[string]string // Relay's settings given as flags, by variable
+	geo                   geo.Config        // built in run, with the server's logger
 }
 
 // vars lists each setting: environment variable, flag, default and help;
@@ -117,6 +120,34 @@ var vars = []struct{ env, def, help string }{
 	{"SHUTDOWN_TIMEOUT", server.DefaultShutdownTimeout.String(), "then wait this long for calls in flight"},
 	{"READ_HEADER_TIMEOUT", server.DefaultReadHeaderTimeout.String(), "a client that takes longer to send its request headers is cut off (slow-loris)"},
 	{"FARE_CLOCK", "", "freeze the clock that picks the tariff band for calls without departAt at this RFC 3339 instant (replaying samples, demos); unset means real time"},
+	// Relay rides (/mcp/rides): read by relay.FromEnv, through relayLookup.
+	{"RELAY_SIGNING_KEYS", "", "kid:base64key,... signing Relay's options and contexts; the first signs, all verify; replicas share it (default: a random key per process, with a warning)"},
+	{"RELAY_OPTION_TTL", relay.MaxOptionTTL.String(), "lifetime of a Relay option, at most " + relay.MaxOptionTTL.String()},
+	{"RELAY_RESOURCE_URL", "", "Relay's canonical resource URI (default $PUBLIC_BASE_URL/mcp/rides)"},
+	{"RELAY_PROVIDERS_FILE", "", "provider registry JSON (default the shipped contracts/relay/providers.json)"},
+	{"RELAY_TRIDENT_URL", "", "Trident endpoint Relay prices with (default this server's own /mcp; set empty to disable)"},
+	{"UBER_API_URL", uber.DefaultBaseURL, "Uber API base URL"},
+	{"UBER_ACCESS_TOKEN", "", "Uber access token for price estimates (none: Uber is not queried)"},
+	{"LYFT_API_URL", lyft.DefaultBaseURL, "Lyft API base URL"},
+	{"LYFT_CLIENT_ID", "", "Lyft client id for cost estimates (none: Lyft is not queried)"},
+	{"LYFT_CLIENT_SECRET", "", "Lyft client secret"},
+}
+
+// relayVar tells the settings relay.FromEnv reads itself from the others.
+func relayVar(env string) bool {
+	return strings.HasPrefix(env, "RELAY_") || strings.HasPrefix(env, "UBER_") || strings.HasPrefix(env, "LYFT_")
+}
+
+// relayLookup is what relay.FromEnv reads its settings through: a flag given
+// on the command line (even empty: -relay-trident-url= disables the
+// source), else the environment, as lookup says it.
+func (c *config) relayLookup(lookup func(string) (string, bool)) func(string) (string, bool) {
+	return func(env string) (string, bool) {
+		if v, ok := c.relayFlags[env]; ok {
+			return v, true
+		}
+		return lookup(env)
+	}
 }
 
 func flagName(env string) string { return strings.ReplaceAll(strings.ToLower(env), "_", "-") }
@@ -174,7 +205,16 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		return ""
 	}
 
-	c := &config{addr: get("ADDR"), stdio: *stdio, redisURL: get("REDIS_URL"), redisPrefix: get("REDIS_KEY_PREFIX")}
+	c := &config{addr: get("ADDR"), stdio: *stdio, redisURL: get("REDIS_URL"), redisPrefix: get("REDIS_KEY_PREFIX"), relayFlags: map[string]string{}}
+	fs.Visit(func(f *flag.Flag) {
+		if v, ok := f.Value.(*setting); ok {
+			for _, row := range vars {
+				if flagName(row.env) == f.Name && relayVar(row.env) {
+					c.relayFlags[row.env] = v.value
+				}
+			}
+		}
+	})
 	if err := c.logLevel.UnmarshalText([]byte(get("LOG_LEVEL"))); err != nil {
 		return nil, fmt.Errorf("LOG_LEVEL=%q: want debug, info, warn or error", get("LOG_LEVEL"))
 	}
@@ -256,7 +296,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	// Each MCP endpoint is one package; mounting another is one more
 	// argument here.
-	relayEP, err := relay.FromEnv(os.LookupEnv, relay.SelfMCPURL(c.addr), logger)
+	relayEP, err := relay.FromEnv(c.relayLookup(os.LookupEnv), relay.SelfMCPURL(c.addr), logger)
 	if err != nil {
 		return err
 	}

@@ -58,7 +58,9 @@ Flags (each also read from the environment variable it names; a flag wins):
 		if v.def != "" {
 			fmt.Fprintf(w, " (default %s)", quoteIfString(v.env, v.def))
 		}
-		if e := getenv(v.env); e != "" {
+		if e := getenv(v.env); e != "" && secrets[v.env] {
+			fmt.Fprintf(w, "\n    \tnow set, from $%s", v.env)
+		} else if e != "" {
 			fmt.Fprintf(w, "\n    \tnow %s, from $%s", quoteIfString(v.env, e), v.env)
 		}
 		fmt.Fprintln(w)
