@@ -185,6 +185,11 @@ func (t *tools) geocodePair(ctx context.Context, pickup, dropoff string, progres
 		}
 		return from, to, err
 	}
+	return t.geocodeConcurrently(ctx, pickup, dropoff, progress)
+}
+
+// geocodeConcurrently is geocodePair for a geocoder that may wait.
+func (t *tools) geocodeConcurrently(ctx context.Context, pickup, dropoff string, progress progressFunc) (from, to geo.Place, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var once sync.Once
