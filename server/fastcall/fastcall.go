@@ -199,6 +199,13 @@ func echoedID(raw []byte) bool {
 	return true
 }
 
+// The reply's header values, shared by every reply: net/http only reads
+// them, and their capacity is their length, so an Add appends to a copy.
+var (
+	cacheControl = []string{"no-cache, no-transform"}[:1:1]
+	contentType  = []string{"application/json"}[:1:1]
+)
+
 var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // Serve runs a parsed call and writes the reply the go-sdk would write,
@@ -244,8 +251,7 @@ func (h *Handler) Serve(w http.ResponseWriter, r *http.Request, c *Call) {
 	buf.Truncate(buf.Len() - 1) // Encode's newline
 	buf.WriteByte('}')
 	hd := w.Header()
-	hd.Set("Cache-Control", "no-cache, no-transform")
-	hd.Set("Content-Type", "application/json")
+	hd["Cache-Control"], hd["Content-Type"] = cacheControl, contentType // canonical keys; Set would allocate each value's slice
 	w.WriteHeader(http.StatusOK)
 	w.Write(buf.Bytes())
 }

@@ -98,10 +98,16 @@ func canonicalWord(w string) string {
 // parse normalises s. It never fails: text with no letters or digits gives
 // no tokens.
 func parse(s string) parsed {
-	// Sized for a typical address so that short queries allocate each
-	// slice once.
-	p := parsed{toks: make([]token, 0, 12), upperSeg: make([]bool, 0, 4)}
-	buf := make([]byte, 0, len(s)+8)
+	// Both lists in one allocation, sized for a typical address (a longer
+	// one grows them as usual), and the text built on the stack, copied
+	// once into norm.
+	space := new(struct {
+		toks [12]token
+		segs [4]bool
+	})
+	p := parsed{toks: space.toks[:0], upperSeg: space.segs[:0]}
+	var bufSpace [160]byte
+	buf := bufSpace[:0]
 	seg := 0
 	segHasTok, segLower, segUpper := false, false, false
 	tokStart := -1

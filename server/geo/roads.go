@@ -220,6 +220,7 @@ type roadGraph struct {
 	// after i on that route, for the tests that check the way.
 	seconds, meters [][]float64
 	next            [][]int
+	index           latIndex
 }
 
 // loadRoads parses the embedded road graph once per process.
@@ -240,7 +241,7 @@ var loadRoads = sync.OnceValues(func() (*roadGraph, error) {
 // for (i, j) as for (j, i), so the tables come out exactly symmetric.
 func buildRoadGraph(n *RoadNetwork) *roadGraph {
 	k := len(n.Nodes)
-	g := &roadGraph{nodes: n.Nodes, seconds: make([][]float64, k), meters: make([][]float64, k), next: make([][]int, k)}
+	g := &roadGraph{nodes: n.Nodes, seconds: make([][]float64, k), meters: make([][]float64, k), next: make([][]int, k), index: newLatIndex(n.Nodes)}
 	ids := make(map[string]int, k)
 	for i, nd := range n.Nodes {
 		ids[nd.ID] = i
@@ -318,32 +319,45 @@ type leg struct {
 // town speeds. An airport's node stands for the whole airport, its terminals
 // and drop-off roads: a point within [airportRadiusMeters] of it is at the
 // node, with no approach leg, as the geocoders call such a point the airport.
-func (g *roadGraph) attach(p latLon) ([]leg, bool) {
-	best, bestD := -1, math.Inf(1)
+func (g *roadGraph) attach(p latLon, buf *[attachMax]leg) ([]leg, bool) {
+	best, bestD := g.index.nearest(g, p)
+	if best < 0 || bestD > fringeMeters { // so no airport is within airportRadiusMeters either
+		return nil, false
+	}
+	// Every node that can matter, an approach leg's or an airport's, is in
+	// the band of the farther of the two limits.
+	limit := bestD*attachSlack + attachExtra
+	type near struct {
+		node int
+		d    float64
+	}
+	var space [32]near
+	cands := space[:0]
+	from, to := g.index.band(p.lat, max(limit, airportRadiusMeters))
+	for _, i := range g.index.nodes[from:to] {
+		nd := &g.nodes[i]
+		cands = append(cands, near{i, haversine(p.lat, p.lon, nd.Lat, nd.Lon)})
+	}
+	// Nearest first, and of equally near nodes the lowest-numbered, as a
+	// scan of every node in order chooses.
+	closer := func(c near, node int, d float64) bool { return c.d < d || c.d == d && c.node < node }
 	airport, airportD := -1, math.Inf(1)
-	dist := make([]float64, len(g.nodes))
-	for i, nd := range g.nodes {
-		dist[i] = haversine(p.lat, p.lon, nd.Lat, nd.Lon)
-		if dist[i] < bestD {
-			best, bestD = i, dist[i]
-		}
-		if nd.Kind == "airport" && dist[i] <= airportRadiusMeters && dist[i] < airportD {
-			airport, airportD = i, dist[i]
+	for _, c := range cands {
+		if g.nodes[c.node].Kind == "airport" && c.d <= airportRadiusMeters && closer(c, airport, airportD) {
+			airport, airportD = c.node, c.d
 		}
 	}
 	if airport >= 0 { // at the airport: leave by its own roads
-		return []leg{{node: airport}}, true
+		buf[0] = leg{node: airport}
+		return buf[:1], true
 	}
-	if best < 0 || bestD > fringeMeters {
-		return nil, false
-	}
-	legs := []leg{approach(best, bestD)}
-	limit := bestD*attachSlack + attachExtra
+	buf[0] = approach(best, bestD)
+	legs := buf[:1]
 	for len(legs) < attachMax {
 		next, nextD := -1, math.Inf(1)
-		for i, d := range dist {
-			if d <= limit && d < nextD && !hasNode(legs, i) {
-				next, nextD = i, d
+		for _, c := range cands {
+			if c.d <= limit && closer(c, next, nextD) && !hasNode(legs, c.node) {
+				next, nextD = c.node, c.d
 			}
 		}
 		if next < 0 {
@@ -385,9 +399,12 @@ func (g *roadGraph) route(a, b latLon) (Route, bool) {
 // inside end of one that leaves it) and whether the model carried it beyond
 // the last of them, a gateway.
 type roadPlan struct {
-	route  Route
-	nodes  []int
-	beyond bool
+	route Route
+	// from and to are the first and last nodes passed; [roadGraph.path]
+	// lists the way between them, which only the tests need, so a route
+	// costs no list.
+	from, to int
+	beyond   bool
 }
 
 // path lists the nodes of the fastest route from i to j, both included.
@@ -406,14 +423,15 @@ func (g *roadGraph) plan(a, b latLon) (roadPlan, bool) {
 	if b.lat < a.lat || b.lat == a.lat && b.lon < a.lon {
 		a, b = b, a
 	}
-	la, inA := g.attach(a)
-	lb, inB := g.attach(b)
+	var bufA, bufB [attachMax]leg
+	la, inA := g.attach(a, &bufA)
+	lb, inB := g.attach(b, &bufB)
 	switch {
 	case !inA && !inB:
 		return roadPlan{}, false
 	case inA && inB:
 		if la[0].node == lb[0].node {
-			return roadPlan{route: estimate(a, b), nodes: []int{la[0].node}}, true
+			return roadPlan{route: estimate(a, b), from: la[0].node, to: la[0].node}, true
 		}
 		return g.between(a, b, la, lb), true
 	}
@@ -441,7 +459,7 @@ func (g *roadGraph) plan(a, b latLon) (roadPlan, bool) {
 	if math.IsInf(bestS, 1) { // a graph without gateways: the model, as outside
 		return roadPlan{}, false
 	}
-	gateway := roadPlan{route: best, nodes: g.path(from, exit), beyond: true}
+	gateway := roadPlan{route: best, from: from, to: exit, beyond: true}
 	if len(outLegs) > 0 {
 		if direct := g.between(in, out, legs, outLegs); direct.route.DurationSeconds < gateway.route.DurationSeconds {
 			return direct, true
@@ -465,5 +483,5 @@ func (g *roadGraph) between(a, b latLon, la, lb []leg) roadPlan {
 		}
 	}
 	r := Route{DistanceMeters: bestM, DurationSeconds: overheadSeconds + bestS + cityCoreDelay(a) + cityCoreDelay(b)}
-	return roadPlan{route: r, nodes: g.path(from, to)}
+	return roadPlan{route: r, from: from, to: to}
 }

@@ -108,7 +108,7 @@ func TestRoadTrips(t *testing.T) {
 			t.Errorf("%s -> %s: not routed on the road graph", tt.from, tt.to)
 			continue
 		}
-		if ids := nodeIDs(roads, plan.nodes); !inOrder(ids, tt.via) {
+		if ids := nodeIDs(roads, plan); !inOrder(ids, tt.via) {
 			t.Errorf("%s -> %s goes %v; want it through %v", tt.from, tt.to, ids, tt.via)
 		}
 	}
@@ -116,7 +116,8 @@ func TestRoadTrips(t *testing.T) {
 }
 
 // nodeIDs names the nodes of a plan in the direction they are listed.
-func nodeIDs(g *roadGraph, nodes []int) []string {
+func nodeIDs(g *roadGraph, plan roadPlan) []string {
+	nodes := g.path(plan.from, plan.to)
 	ids := make([]string, len(nodes))
 	for i, n := range nodes {
 		ids[i] = g.nodes[n].ID
@@ -214,7 +215,7 @@ func TestRoadsFringePoint(t *testing.T) {
 	if !ok || plan.beyond {
 		t.Fatalf("Oban -> inland Mull: %+v, %v; want a graph route", plan, ok)
 	}
-	if ids := nodeIDs(roads, plan.nodes); !inOrder(ids, []string{"oban-ferry", "craignure"}) {
+	if ids := nodeIDs(roads, plan); !inOrder(ids, []string{"oban-ferry", "craignure"}) {
 		t.Errorf("Oban -> inland Mull goes %v; want the Craignure ferry", ids)
 	}
 	if mi := quotedMiles(plan.route); mi > 30 {
@@ -237,7 +238,7 @@ func TestRoadsPassengerFerryNotRouted(t *testing.T) {
 	if !ok {
 		t.Fatal("not routed on the graph")
 	}
-	ids := nodeIDs(roads, plan.nodes)
+	ids := nodeIDs(roads, plan)
 	if !inOrder(ids, []string{"mcinroys-point", "hunters-quay"}) {
 		t.Errorf("Gourock -> Dunoon goes %v; want Western Ferries", ids)
 	}

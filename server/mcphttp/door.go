@@ -177,6 +177,9 @@ func (d *door) observeTool(name string, h mcp.ToolHandler) mcp.ToolHandler {
 			d.metrics.ObserveToolCall(d.ep.Path, name, outcome, time.Since(start))
 		}()
 		res, err = h(ctx, req)
+		if err == nil { // before the errors.As targets, which escape: a success allocates none
+			return res, nil
+		}
 		var te *ToolError
 		var ae *ArgumentError
 		var je *jsonrpc.Error
@@ -194,12 +197,11 @@ func (d *door) observeTool(name string, h mcp.ToolHandler) mcp.ToolHandler {
 		case errors.As(err, &je):
 			outcome = outcomeOfRPC(je)
 			return nil, je
-		case err != nil:
+		default:
 			d.log.ErrorContext(ctx, "tool failed", slog.String("endpoint", d.ep.Path), slog.String("tool", name), slog.Any("error", err))
 			outcome = metrics.Outcome(string(errcodes.InternalError))
 			return nil, RPCError(errcodes.InternalError, Message(errcodes.InternalError))
 		}
-		return res, nil
 	}
 }
 

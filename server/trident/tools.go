@@ -169,7 +169,27 @@ func (t *tools) price(ctx context.Context, tr trip, progress progressFunc) (pric
 // goroutine, so it is answered -32603 like any other.
 // Progress is reported from the caller's goroutine: step 0 as both start,
 // step 1 once the pickup is known.
+//
+// The embedded geocoder answers from memory in a few microseconds and never
+// waits, so the two lookups run one after the other in the caller's
+// goroutine: a goroutine, a channel and a cancellable context would cost
+// more than the second lookup. The pickup's failure is reported first, as
+// the lookup that failed first.
 func (t *tools) geocodePair(ctx context.Context, pickup, dropoff string, progress progressFunc) (from, to geo.Place, err error) {
+	if _, inMemory := t.geocoder.(*geo.EmbeddedGeocoder); inMemory {
+		progress(0)
+		from, err = t.geocoder.Geocode(ctx, pickup)
+		progress(1)
+		if err == nil {
+			to, err = t.geocoder.Geocode(ctx, dropoff)
+		}
+		return from, to, err
+	}
+	return t.geocodeConcurrently(ctx, pickup, dropoff, progress)
+}
+
+// geocodeConcurrently is geocodePair for a geocoder that may wait.
+func (t *tools) geocodeConcurrently(ctx context.Context, pickup, dropoff string, progress progressFunc) (from, to geo.Place, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var once sync.Once

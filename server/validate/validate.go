@@ -333,6 +333,15 @@ func plainString(b []byte) (string, []byte, bool) {
 // The error, when the arguments are invalid, is a *[FieldError] for the
 // first failure in schema property order.
 func (s *Schema) Validate(args json.RawMessage) (json.RawMessage, error) {
+	if t := bytes.TrimSpace(args); s.alreadyNormal(t) {
+		return t, nil
+	}
+	return s.validateDecoded(args)
+}
+
+// validateDecoded is [Schema.Validate] on the arguments decoded: every
+// check, every error, every normalisation.
+func (s *Schema) validateDecoded(args json.RawMessage) (json.RawMessage, error) {
 	var v any = map[string]any{}
 	if t := bytes.TrimSpace(args); len(t) > 0 && !bytes.Equal(t, []byte("null")) {
 		if pv, ok := parsePlain(t); ok {

@@ -1,0 +1,82 @@
+package geo
+
+import (
+	"math"
+	"slices"
+)
+
+// latIndex lists the road graph's nodes by latitude, so that attach looks
+// at the few nodes in a band of latitude around a point rather than at every
+// node. A band is exact, not a heuristic: the great-circle distance between
+// two points is never less than the arc between their parallels, R·|Δφ|, so
+// a node outside the band of half-width d is farther than d.
+type latIndex struct {
+	lats  []float64 // ascending
+	nodes []int     // nodes[k] is the graph node at lats[k]
+}
+
+func newLatIndex(nodes []RoadNode) latIndex {
+	x := latIndex{lats: make([]float64, len(nodes)), nodes: make([]int, len(nodes))}
+	for i := range nodes {
+		x.nodes[i] = i
+	}
+	slices.SortStableFunc(x.nodes, func(a, b int) int {
+		switch la, lb := nodes[a].Lat, nodes[b].Lat; {
+		case la < lb:
+			return -1
+		case la > lb:
+			return 1
+		}
+		return 0
+	})
+	for k, i := range x.nodes {
+		x.lats[k] = nodes[i].Lat
+	}
+	return x
+}
+
+// bandDegrees is the half-width in degrees of latitude outside which every
+// point is farther than meters, widened by far more than haversine's
+// rounding so that no node at exactly that distance is missed.
+func bandDegrees(meters float64) float64 {
+	return meters/earthRadiusMeters*(180/math.Pi)*(1+1e-9) + 1e-9
+}
+
+// nearest returns the graph node nearest p, the lowest-numbered one of
+// equally near nodes (as a scan of every node in order finds it), and its
+// distance. It walks out from p's latitude both ways, nearer parallel
+// first, until the next parallel is farther than the best node found.
+func (x latIndex) nearest(g *roadGraph, p latLon) (int, float64) {
+	best, bestD := -1, math.Inf(1)
+	hi, _ := slices.BinarySearch(x.lats, p.lat)
+	lo := hi - 1
+	for lo >= 0 || hi < len(x.lats) {
+		var k int
+		if hi >= len(x.lats) || lo >= 0 && p.lat-x.lats[lo] < x.lats[hi]-p.lat {
+			k, lo = lo, lo-1
+		} else {
+			k, hi = hi, hi+1
+		}
+		if math.Abs(x.lats[k]-p.lat) > bandDegrees(bestD) {
+			break // this parallel and every one beyond it on both sides is farther (the nearer side was taken first)
+		}
+		i := x.nodes[k]
+		nd := &g.nodes[i]
+		if d := haversine(p.lat, p.lon, nd.Lat, nd.Lon); d < bestD || d == bestD && i < best {
+			best, bestD = i, d
+		}
+	}
+	return best, bestD
+}
+
+// band returns the range of positions in x.lats within meters of lat's
+// parallel: every node within meters of a point at lat is in it.
+func (x latIndex) band(lat, meters float64) (from, to int) {
+	w := bandDegrees(meters)
+	from, _ = slices.BinarySearch(x.lats, lat-w)
+	to = from
+	for to < len(x.lats) && x.lats[to] <= lat+w {
+		to++
+	}
+	return from, to
+}
