@@ -53,7 +53,11 @@ func OptionsFromEnv(lookup func(string) (string, bool), selfMCP string) (*Option
 		url = selfMCP
 	}
 	if _, listed := reg.Lookup("trident"); listed && url != "" {
-		src, err := NewTridentSource(url)
+		access, err := tridentAccess(getenv)
+		if err != nil {
+			return nil, err
+		}
+		src, err := NewTridentSource(url, access...)
 		if err != nil {
 			return nil, err
 		}

@@ -202,6 +202,8 @@ func (s *Server) Endpoint() *mcphttp.Endpoint {
 		ResourceURL:    s.resourceURL,
 		DocsPath:       DocsPath,
 		Routes:         s.routes,
+		ToolScopes:     ToolScopes,
+		RouteScopes:    []string{ScopeJourneysWrite},
 		Implementation: &mcp.Implementation{Name: s.manifest.Server.Name, Title: "Relay rides", Version: s.manifest.Server.Version},
 	}
 	h := s.handlers()
