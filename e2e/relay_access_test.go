@@ -4,9 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
+	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/tridenttaxis/trident-mcp/internal/devissuer"
 	"github.com/tridenttaxis/trident-mcp/internal/devissuer/devissuertest"
@@ -112,5 +117,63 @@ func TestRelayOAuth(t *testing.T) {
 	getJSON(t, base+"/.well-known/oauth-protected-resource", &doc)
 	if len(doc.ScopesSupported) != 0 {
 		t.Errorf("Trident metadata lists scopes %v", doc.ScopesSupported)
+	}
+}
+
+// TestRelayLimitSharedAcrossReplicas starts two server processes on one
+// Redis (a key prefix of this run's own): a caller that spent its limit on
+// the first replica is refused rate_limited on the second.
+func TestRelayLimitSharedAcrossReplicas(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the server binary")
+	}
+	redisAddr := os.Getenv("RELAY_TEST_REDIS_ADDR")
+	if redisAddr == "" {
+		redisAddr = "127.0.0.1:6379"
+	}
+	if conn, err := net.DialTimeout("tcp", redisAddr, time.Second); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("Redis at %s does not answer (CI is set, so this fails rather than skips): %v", redisAddr, err)
+		}
+		t.Skipf("Redis at %s does not answer: %v", redisAddr, err)
+	} else {
+		conn.Close()
+	}
+	bin := testserver.Build(t)
+	env := []string{"REDIS_URL=redis://" + redisAddr + "/0", "REDIS_KEY_PREFIX=e2e-" + strconv.FormatInt(time.Now().UnixNano(), 36) + ":",
+		"RELAY_RATE_LIMIT=3", "RELAY_SIGNING_KEYS=k1:" + strings.Repeat("A", 43)}
+	first := testserver.Start(t, bin, testserver.FreeAddr(t), env...)
+	second := testserver.Start(t, bin, testserver.FreeAddr(t), env...)
+	status := func(base string) (string, any) {
+		t.Helper()
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_rides","arguments":{"destination_city":"Glasgow"}}}`
+		req, _ := http.NewRequest(http.MethodPost, base+"/mcp/rides", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out struct {
+			Result struct {
+				StructuredContent map[string]any `json:"structuredContent"`
+			} `json:"result"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+			t.Fatal(err)
+		}
+		sc := out.Result.StructuredContent
+		s, _ := sc["status"].(string)
+		return s, sc["retry_after_seconds"]
+	}
+	for i := range 3 {
+		if s, _ := status(first); s == "rate_limited" {
+			t.Fatalf("call %d on the first replica refused: the limit is 3", i+1)
+		}
+	}
+	s, retry := status(second)
+	if s != "rate_limited" || retry == nil {
+		t.Fatalf("fourth call, on the second replica: status %q retry_after_seconds %v, want rate_limited with a wait", s, retry)
 	}
 }
