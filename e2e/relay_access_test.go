@@ -82,8 +82,8 @@ func TestRelayOAuth(t *testing.T) {
 		if resp.StatusCode != http.StatusForbidden || resp.Header.Get("WWW-Authenticate") != want {
 			t.Errorf("%s: %d %q, want 403 %q", c.name, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), want)
 		}
-		if e, _ := out["error"].(map[string]any); e == nil || e["code"] != float64(-32003) {
-			t.Errorf("%s: body %v, want JSON-RPC error -32003", c.name, out)
+		if e, _ := out["error"].(map[string]any); e == nil || e["code"] != float64(-32000) {
+			t.Errorf("%s: body %v, want JSON-RPC error -32000", c.name, out)
 		}
 	}
 

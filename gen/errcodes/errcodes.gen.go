@@ -220,7 +220,7 @@ var Catalogue = []Entry{
 		Code:        InsufficientScope,
 		Source:      "project",
 		Surface:     "http",
-		JSONRPCCode: -32003,
+		JSONRPCCode: -32000,
 		HTTPStatus:  403,
 		Tools:       []string{},
 		Meaning:     "OAuth mode: the bearer token is valid but was not granted the scope the tool needs (RFC 6750 section 3.1). The WWW-Authenticate challenge names it: error=\"insufficient_scope\", scope=\"<needed>\", resource_metadata=\"<url>\". Endpoints without per-tool scopes (Trident's /mcp) never answer it.",

@@ -35,12 +35,14 @@ type accessLimits struct {
 	log            *slog.Logger
 }
 
-func newAccessLimits(o *Options, now func() time.Time, log *slog.Logger) *accessLimits {
+func newAccessLimits(o *Options, log *slog.Logger) *accessLimits {
 	a := &accessLimits{lim: o.Limiter, log: log,
 		actor:  limits.PerMinute(DefaultActorPerMinute),
 		budget: limits.PerMinute(DefaultProviderPerMinute)}
 	if a.lim == nil {
-		a.lim = limits.NewLocal(now)
+		// The wall clock, not Options.Now: a server whose option clock is
+		// frozen (samples, demos) must still earn calls back.
+		a.lim = limits.NewLocal(nil)
 	}
 	switch {
 	case o.ActorLimit.Rate < 0:

@@ -154,7 +154,7 @@ func New(opts *Options) (*Server, error) {
 			return nil, fmt.Errorf("relay: source %q is not an api provider of the registry", id)
 		}
 	}
-	s.limits, s.closeLimits = newAccessLimits(&o, s.now, s.log), o.CloseLimiter
+	s.limits, s.closeLimits = newAccessLimits(&o, s.log), o.CloseLimiter
 	budgeted := make(map[string]Source, len(s.sources))
 	for id, src := range s.sources {
 		budgeted[id] = s.budgeted(id, src)
