@@ -48,10 +48,14 @@ func TestRelayOAuth(t *testing.T) {
 		}
 		return tok
 	}
+	stream := false // ask for progress: the SDK's path rather than the fast path
 	call := func(tok, tool string, args map[string]any) (*http.Response, map[string]any) {
 		t.Helper()
-		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-			"params": map[string]any{"name": tool, "arguments": args}})
+		params := map[string]any{"name": tool, "arguments": args}
+		if stream {
+			params["_meta"] = map[string]any{"progressToken": "p1"}
+		}
+		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
 		req, _ := http.NewRequest(http.MethodPost, rides, bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
@@ -71,12 +75,15 @@ func TestRelayOAuth(t *testing.T) {
 
 	for _, c := range []struct {
 		name, scope, tool, need string
+		stream                  bool
 	}{
-		{"search without rides:read", "rides:handoff journeys:write", "search_rides", "rides:read"},
-		{"handoff without rides:handoff", "rides:read", "get_ride_booking_handoff", "rides:handoff"},
-		{"continue_journey without journeys:write", "rides:read rides:handoff", "continue_journey", "journeys:write"},
-		{"no scope at all", "", "compare_rides", "rides:read"},
+		{"search without rides:read", "rides:handoff journeys:write", "search_rides", "rides:read", false},
+		{"handoff without rides:handoff", "rides:read", "get_ride_booking_handoff", "rides:handoff", false},
+		{"continue_journey without journeys:write", "rides:read rides:handoff", "continue_journey", "journeys:write", false},
+		{"no scope at all", "", "compare_rides", "rides:read", false},
+		{"search without rides:read, streaming", "", "search_rides", "rides:read", true},
 	} {
+		stream = c.stream
 		resp, out := call(token(c.scope), c.tool, map[string]any{})
 		want := `Bearer error="insufficient_scope", scope="` + c.need + `", resource_metadata="` + meta + `"`
 		if resp.StatusCode != http.StatusForbidden || resp.Header.Get("WWW-Authenticate") != want {
@@ -87,6 +94,7 @@ func TestRelayOAuth(t *testing.T) {
 		}
 	}
 
+	stream = false
 	resp, out := call(token("rides:read"), "search_rides", search)
 	res, _ := out["result"].(map[string]any)
 	sc, _ := res["structuredContent"].(map[string]any)
