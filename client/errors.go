@@ -42,6 +42,9 @@ type TransportError struct {
 	ResourceMetadata string
 	// Header holds the response headers, nil when no response arrived.
 	Header http.Header
+	// Scopes are the scopes a 403 insufficient_scope challenge asks for
+	// (Code INSUFFICIENT_SCOPE): authorize again with them. Nil otherwise.
+	Scopes []string
 	// Code is the catalogue name, e.g. UNAUTHORIZED for 401, "" when the
 	// catalogue has no row for this failure.
 	Code Code

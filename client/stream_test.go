@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tridenttaxis/trident-mcp/client"
+	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
 )
 
 // rpc is the part of a JSON-RPC message these tests look at.
@@ -424,7 +426,7 @@ func sessionStreamElicitation(t *testing.T, conflicts int) {
 	}
 }
 
-func TestInsufficientScopeIsNotForbiddenOrigin(t *testing.T) {
+func TestInsufficientScopeIsNamed(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="admin"`)
 		w.WriteHeader(403)
@@ -433,8 +435,8 @@ func TestInsufficientScopeIsNotForbiddenOrigin(t *testing.T) {
 	c, _ := client.New(srv.URL, client.WithBearerToken("t"))
 	_, err := c.Call(context.Background(), "x", nil, nil)
 	var tr *client.TransportError
-	if !errors.As(err, &tr) || tr.StatusCode != 403 || client.CodeOf(err) != "" {
-		t.Errorf("err = %v (code %q), want the 403 with no catalogue name", err, client.CodeOf(err))
+	if !errors.As(err, &tr) || tr.StatusCode != 403 || client.CodeOf(err) != errcodes.InsufficientScope || !slices.Equal(tr.Scopes, []string{"admin"}) {
+		t.Errorf("err = %v (code %q), want the 403 named INSUFFICIENT_SCOPE (not FORBIDDEN_ORIGIN) asking for admin", err, client.CodeOf(err))
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tridenttaxis/trident-mcp/client/sse"
+	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
 )
 
 // acceptBoth is what MCP Streamable HTTP requires on every POST; without
@@ -136,7 +137,10 @@ func (c *Client) statusError(s *settings, method string, resp *http.Response) *T
 	}
 	e.Code = codeForHTTP(resp.StatusCode, rpcCode, msg)
 	if ch := challengeOf(resp, ""); ch != nil && ch.InsufficientScope() {
-		e.Code = "" // the catalogue's only 403 is FORBIDDEN_ORIGIN, which this is not
+		// The catalogue's INSUFFICIENT_SCOPE whatever the body says: the
+		// challenge, not the body, is RFC 6750's signal (and never
+		// FORBIDDEN_ORIGIN, the other 403).
+		e.Code, e.Scopes = errcodes.InsufficientScope, ch.Scopes
 	}
 	return e
 }

@@ -34,6 +34,7 @@ var triggers = map[string]func(e contracts.ErrorEntry){
 	"FORBIDDEN_ORIGIN":             describeForbiddenOrigin,
 	"PAYLOAD_TOO_LARGE":            describePayloadTooLarge,
 	"RATE_LIMITED":                 describeRateLimited,
+	"INSUFFICIENT_SCOPE":           describeInsufficientScope,
 }
 
 var _ = Describe("contracts/errors.json", Label("errors"), func() {

@@ -13,7 +13,10 @@
 #                                                           instance); the suite obtains its own
 #                                                           token (DCR, PKCE, auto-approved
 #                                                           consent) and is given an expired one
-#                                                           minted by the issuer
+#                                                           minted by the issuer, and tokens for
+#                                                           Relay's resource with and without its
+#                                                           scopes; Relay calls Trident with a
+#                                                           client-credentials token of its own
 #                                                 Exits non-zero if either pass fails.
 #   conformance/run-local.sh --pass public|oauth  run one pass only
 #   conformance/run-local.sh --endpoint URL       run the suite once against a running server
@@ -119,7 +122,9 @@ pass_public() {
 
 # pass_oauth: the dev issuer, and the server in OAuth mode against it.
 pass_oauth() {
-	local addr down resource issuer expired=""
+	local addr down resource issuer expired="" rides_token="" rides_bare=""
+	# Relay's own client for calling Trident (client credentials).
+	local relay_client="relay-conformance:relay-conformance-secret"
 	addr="127.0.0.1:$(free_port)"
 	resource="http://$addr/mcp"
 	if [ -n "${OAUTH_ISSUER:-}" ]; then
@@ -129,7 +134,7 @@ pass_oauth() {
 		iaddr="127.0.0.1:$(free_port)"
 		log="$launch_dir/dev-issuer.log"
 		launch_bg "$log" "$launch_dir/dev-issuer" --addr "$iaddr" --base-url "http://$iaddr" --resource "$resource" \
-			--dev-auto-approve --dev-admin
+			--resource "$resource/rides" --service-client "$relay_client" --dev-auto-approve --dev-admin
 		issuer="http://$iaddr/auth/v1"
 		wait_ready "the dev issuer on $iaddr" "$issuer/health" "$log" || return
 		# An access token signed by the issuer's real key, expired an hour ago.
@@ -141,8 +146,16 @@ pass_oauth() {
 			cat "$log" >&2
 			return 1
 		fi
+		# Tokens for Relay's resource: one with its three scopes, for the
+		# rides specs, and one with none, for INSUFFICIENT_SCOPE.
+		rides_token="$(curl -fsS -X POST "http://$iaddr/auth/v1/admin/mint-token" \
+			--data-urlencode "resource=$resource/rides" --data-urlencode "scope=rides:read rides:handoff journeys:write" |
+			sed -n 's/.*"access_token":"\([^"]*\)".*/\1/p')"
+		rides_bare="$(curl -fsS -X POST "http://$iaddr/auth/v1/admin/mint-token" \
+			--data-urlencode "resource=$resource/rides" | sed -n 's/.*"access_token":"\([^"]*\)".*/\1/p')"
 	fi
-	local oauth_env=(MCP_REQUIRE_OAUTH=true OAUTH_ISSUER="$issuer")
+	local oauth_env=(MCP_REQUIRE_OAUTH=true OAUTH_ISSUER="$issuer"
+		RELAY_TRIDENT_CLIENT_ID="${relay_client%%:*}" RELAY_TRIDENT_CLIENT_SECRET="${relay_client#*:}")
 	start_server "$addr" "${oauth_env[@]}" || return
 	# A replica with its router down. It shares the resource URL, as replicas
 	# behind one address do, so the suite's token is good there too.
@@ -151,7 +164,8 @@ pass_oauth() {
 		ROUTER=osrm OSRM_URL="http://127.0.0.1:$(free_port)" || return
 	run_suite oauth "$(junit_for oauth)" "$resource" \
 		CONFORMANCE_MODE=oauth CONFORMANCE_ISSUER="$issuer" CONFORMANCE_AUTO_APPROVE=dev@tridenttaxis.test \
-		CONFORMANCE_EXPIRED_TOKEN="$expired" CONFORMANCE_ROUTING_DOWN_ENDPOINT="http://$down/mcp" "${server_defaults[@]}"
+		CONFORMANCE_EXPIRED_TOKEN="$expired" CONFORMANCE_RIDES_TOKEN="$rides_token" CONFORMANCE_RIDES_BARE_TOKEN="$rides_bare" \
+		CONFORMANCE_ROUTING_DOWN_ENDPOINT="http://$down/mcp" "${server_defaults[@]}"
 }
 
 # Each pass runs in full even when the one before failed. errexit does not

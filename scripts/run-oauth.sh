@@ -64,8 +64,14 @@ issuer_log=/dev/stderr server_log=/dev/stderr
 if [ "$mode" = check ]; then issuer_log=$launch_dir/issuer.log server_log=$launch_dir/server.log; fi
 
 # shellcheck disable=SC2086 # DEV_ISSUER_FLAGS is a list of flags
-launch_bg "$issuer_log" "$launch_dir/dev-issuer" --addr "$ISSUER_ADDR" --resource "$MCP" $DEV_ISSUER_FLAGS
+# Relay (/mcp/rides) is a resource of its own, and calls Trident with a
+# client-credentials token of its own: the dev issuer registers that client.
+RELAY_TRIDENT_CLIENT_ID=${RELAY_TRIDENT_CLIENT_ID:-relay-dev}
+RELAY_TRIDENT_CLIENT_SECRET=${RELAY_TRIDENT_CLIENT_SECRET:-relay-dev-secret}
+launch_bg "$issuer_log" "$launch_dir/dev-issuer" --addr "$ISSUER_ADDR" --resource "$MCP" --resource "$MCP/rides" \
+  --service-client "$RELAY_TRIDENT_CLIENT_ID:$RELAY_TRIDENT_CLIENT_SECRET" $DEV_ISSUER_FLAGS
 launch_bg "$server_log" env ADDR="$ADDR" PUBLIC_BASE_URL="$PUBLIC_BASE_URL" MCP_REQUIRE_OAUTH=true OAUTH_ISSUER="$ISSUER" SHUTDOWN_DELAY=0 \
+  RELAY_TRIDENT_CLIENT_ID="$RELAY_TRIDENT_CLIENT_ID" RELAY_TRIDENT_CLIENT_SECRET="$RELAY_TRIDENT_CLIENT_SECRET" \
   "$launch_dir/trident-mcp"
 
 show_logs() {

@@ -37,26 +37,33 @@ run_public() {
 }
 
 run_oauth() {
-	local addr iaddr issuer token log
+	local addr iaddr issuer token rides_token log
 	addr="127.0.0.1:$(free_port)"
 	iaddr="127.0.0.1:$(free_port)"
 	log="$launch_dir/dev-issuer.log"
 	launch_bg "$log" "$launch_dir/dev-issuer" --addr "$iaddr" --base-url "http://$iaddr" \
-		--resource "http://$addr/mcp" --dev-admin
+		--resource "http://$addr/mcp" --resource "http://$addr/mcp/rides" \
+		--service-client relay-collections:relay-collections-secret --dev-admin
 	issuer="http://$iaddr/auth/v1"
 	wait_ready "the dev issuer on $iaddr" "$issuer/health" "$log" || return
-	start_server "$addr" MCP_REQUIRE_OAUTH=true OAUTH_ISSUER="$issuer" || return
+	# Relay calls Trident with a client-credentials token of its own.
+	start_server "$addr" MCP_REQUIRE_OAUTH=true OAUTH_ISSUER="$issuer" \
+		RELAY_TRIDENT_CLIENT_ID=relay-collections RELAY_TRIDENT_CLIENT_SECRET=relay-collections-secret || return
 	# A token for this server's resource, signed by the issuer's key: what a
 	# user pastes into accessToken after the OAuth flow.
 	token="$(curl -fsS -X POST "http://$iaddr/auth/v1/admin/mint-token" \
 		--data-urlencode "resource=http://$addr/mcp" --data-urlencode "ttl=10m" |
 		sed -n 's/.*"access_token":"\([^"]*\)".*/\1/p')"
 	[ -n "$token" ] || { echo "test-collections: the dev issuer minted no token" >&2; cat "$log" >&2; return 1; }
-	echo "test-collections: [oauth] the whole Postman collection against http://$addr/mcp, with a token"
-	# The Relay folder skips itself: no ridesAccessToken is given (Relay's
-	# OAuth mode, with its scopes and its own Trident credentials, is not
-	# built yet).
-	newman --env-var "mcpEndpoint=http://$addr/mcp" --env-var "ridesEndpoint=http://$addr/mcp/rides" --env-var "accessToken=$token"
+	# And one for Relay's resource with its three scopes, for the Relay folder.
+	rides_token="$(curl -fsS -X POST "http://$iaddr/auth/v1/admin/mint-token" \
+		--data-urlencode "resource=http://$addr/mcp/rides" --data-urlencode "ttl=10m" \
+		--data-urlencode "scope=rides:read rides:handoff journeys:write" |
+		sed -n 's/.*"access_token":"\([^"]*\)".*/\1/p')"
+	[ -n "$rides_token" ] || { echo "test-collections: the dev issuer minted no Relay token" >&2; cat "$log" >&2; return 1; }
+	echo "test-collections: [oauth] the whole Postman collection against http://$addr/mcp and /mcp/rides, with tokens"
+	newman --env-var "mcpEndpoint=http://$addr/mcp" --env-var "ridesEndpoint=http://$addr/mcp/rides" --env-var "accessToken=$token" \
+		--env-var "ridesAccessToken=$rides_token"
 }
 
 failed=()

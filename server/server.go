@@ -107,8 +107,10 @@ func (s *Server) mount(mux *http.ServeMux, ep *mcphttp.Endpoint) (*docspage.Endp
 		}
 		s.verifiers = append(s.verifiers, v)
 		meta = v.MetadataConfig()
+		meta.ScopesSupported = ep.ScopesSupported()
 		m.OAuth = true
 	}
+	m.Protect = mcphttp.NewProtect(v)
 	h, err := mcphttp.New(ep, mcphttp.Config{
 		PublicBaseURL:    s.opts.PublicBaseURL,
 		AllowedOrigins:   s.opts.AllowedOrigins,

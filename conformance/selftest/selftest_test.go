@@ -227,7 +227,9 @@ func runSuite(t *testing.T, suite, dir, name, base string, up target, extra ...s
 // whose router is unreachable, for ROUTING_UNAVAILABLE.
 func startPublic(t *testing.T, bin string) target {
 	t.Helper()
-	base := testserver.Start(t, bin, testserver.FreeAddr(t))
+	// Several suites run at once from one address, over Relay's default
+	// per-caller limit: it is off here (its own tests are in server/relay).
+	base := testserver.Start(t, bin, testserver.FreeAddr(t), "RELAY_RATE_LIMIT=0")
 	routing := testserver.Start(t, bin, testserver.FreeAddr(t), "ROUTER=osrm", "OSRM_URL=http://"+testserver.FreeAddr(t))
 	return target{base: base, routing: routing + "/mcp"}
 }
@@ -243,7 +245,7 @@ func startOAuth(t *testing.T, bin string) target {
 	addr := testserver.FreeAddr(t)
 	resource := "http://" + addr + "/mcp"
 	iss := devissuertest.New(t, devissuer.Options{Resources: []string{resource}})
-	env := []string{"MCP_REQUIRE_OAUTH=true", "OAUTH_ISSUER=" + iss.IssuerURL()}
+	env := []string{"MCP_REQUIRE_OAUTH=true", "OAUTH_ISSUER=" + iss.IssuerURL(), "RELAY_RATE_LIMIT=0"}
 	base := testserver.Start(t, bin, addr, env...)
 	// A replica with its router down, sharing the resource URL so that the
 	// same token is good there.

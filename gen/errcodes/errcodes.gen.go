@@ -59,6 +59,8 @@ const (
 	ForbiddenOrigin Code = "FORBIDDEN_ORIGIN"
 	// The request body exceeds the server's limit.
 	PayloadTooLarge Code = "PAYLOAD_TOO_LARGE"
+	// OAuth mode: the bearer token is valid but was not granted the scope the tool needs (RFC 6750 section 3.1). The WWW-Authenticate challenge names it: error="insufficient_scope", scope="<needed>", resource_metadata="<url>". Endpoints without per-tool scopes (Trident's /mcp) never answer it.
+	InsufficientScope Code = "INSUFFICIENT_SCOPE"
 	// The optional server-side limiter refused the call (off by default; presets follow the seed's suggested caps).
 	RateLimited Code = "RATE_LIMITED"
 	// The pickup or dropoff address could not be resolved to coordinates.
@@ -213,6 +215,19 @@ var Catalogue = []Entry{
 		Retryable:   false,
 		Signal:      "",
 		Message:     "Payload Too Large: request body exceeds {limit} bytes",
+	},
+	{
+		Code:        InsufficientScope,
+		Source:      "project",
+		Surface:     "http",
+		JSONRPCCode: -32000,
+		HTTPStatus:  403,
+		Tools:       []string{},
+		Meaning:     "OAuth mode: the bearer token is valid but was not granted the scope the tool needs (RFC 6750 section 3.1). The WWW-Authenticate challenge names it: error=\"insufficient_scope\", scope=\"<needed>\", resource_metadata=\"<url>\". Endpoints without per-tool scopes (Trident's /mcp) never answer it.",
+		Remedy:      "Authorize again asking for the scope the challenge names (scopes_supported of the resource metadata lists them), then retry once with the new token.",
+		Retryable:   false,
+		Signal:      "",
+		Message:     "Forbidden: the token lacks the scope {scope}",
 	},
 	{
 		Code:        RateLimited,

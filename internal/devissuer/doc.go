@@ -19,7 +19,7 @@
 //	GET  /.well-known/openid-configuration         the same document
 //	GET  /.well-known/jwks.json                    ES256 public keys (current and recently rotated)
 //	GET  /oauth/authorize                          code flow; PKCE S256 and resource required
-//	POST /oauth/token                              authorization_code, refresh_token
+//	POST /oauth/token                              authorization_code, refresh_token, client_credentials (Options.ServiceClients)
 //	POST /oauth/revoke                             RFC 7009; a refresh token revokes its family
 //	POST /oauth/clients/register, /oauth/register  RFC 7591 DCR
 //	POST /admin/rotate-key                         DEV ONLY, with Options.DevAdmin

@@ -41,7 +41,7 @@ func TestMetadataBothWellKnownForms(t *testing.T) {
 		"registration_endpoint":                 h.issuer() + "/oauth/clients/register",
 		"jwks_uri":                              h.issuer() + "/.well-known/jwks.json",
 		"code_challenge_methods_supported":      []any{"S256"},
-		"grant_types_supported":                 []any{"authorization_code", "refresh_token"},
+		"grant_types_supported":                 []any{"authorization_code", "refresh_token", "client_credentials"},
 		"response_types_supported":              []any{"code"},
 		"token_endpoint_auth_methods_supported": []any{"none", "client_secret_post", "client_secret_basic"},
 	}

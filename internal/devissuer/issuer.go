@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -97,9 +98,14 @@ func New(opts Options) (*Issuer, error) {
 	iss.provider = compose.Compose(iss.config, iss.store, strategy,
 		compose.OAuth2AuthorizeExplicitFactory,
 		compose.OAuth2RefreshTokenGrantFactory,
+		compose.OAuth2ClientCredentialsGrantFactory,
 		compose.OAuth2PKCEFactory, // after the code handler: it stores the challenge by code
 		compose.OAuth2TokenRevocationFactory,
 	)
+	if err := iss.registerServiceClients(ctx); err != nil {
+		iss.Close()
+		return nil, err
+	}
 	iss.handler = iss.routes()
 	return iss, nil
 }
@@ -212,6 +218,9 @@ type TokenClaims struct {
 	// ExpiresAt in the past for an expired token.
 	IssuedAt  time.Time
 	ExpiresAt time.Time
+	// Scope is the space-separated scope claim (e.g. "rides:read
+	// rides:handoff"); default: none.
+	Scope string
 	// Extra claims are merged last; a nil value deletes the claim (e.g.
 	// {"client_id": nil} mimics a copied signInWithPassword session JWT).
 	Extra map[string]any
@@ -259,6 +268,9 @@ func (i *Issuer) MintAccessToken(tc TokenClaims) (string, error) {
 	if tc.Audience != nil {
 		claims["aud"] = tc.Audience
 	}
+	if tc.Scope != "" {
+		claims["scope"] = tc.Scope
+	}
 	if tc.Issuer != "" {
 		claims["iss"] = tc.Issuer
 	}
@@ -274,12 +286,16 @@ func (i *Issuer) MintAccessToken(tc TokenClaims) (string, error) {
 
 // flowClaims are the claims of an access token issued by the token
 // endpoint: iat now, exp now+AccessTokenTTL by the issuer's clock.
-func (i *Issuer) flowClaims(sess *Session, clientID string) map[string]any {
+func (i *Issuer) flowClaims(sess *Session, clientID string, scopes []string) map[string]any {
 	now := i.opts.Now()
 	if sess.ClientID == "" {
 		sess.ClientID = clientID
 	}
-	return i.claims(sess, now, now.Add(i.opts.AccessTokenTTL))
+	c := i.claims(sess, now, now.Add(i.opts.AccessTokenTTL))
+	if len(scopes) > 0 {
+		c["scope"] = strings.Join(scopes, " ")
+	}
+	return c
 }
 
 // claims builds Supabase's access-token claim set (see Supabase's "JWT

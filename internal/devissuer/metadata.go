@@ -43,7 +43,7 @@ func (i *Issuer) Metadata() Metadata {
 		JWKSURI:                           i.issuer + "/.well-known/jwks.json",
 		ResponseTypesSupported:            []string{"code"},
 		ResponseModesSupported:            []string{"query"},
-		GrantTypesSupported:               []string{"authorization_code", "refresh_token"},
+		GrantTypesSupported:               []string{"authorization_code", "refresh_token", "client_credentials"},
 		CodeChallengeMethodsSupported:     []string{"S256"},
 		TokenEndpointAuthMethodsSupported: []string{"none", "client_secret_post", "client_secret_basic"},
 		RevocationEndpointAuthMethods:     []string{"none", "client_secret_post", "client_secret_basic"},

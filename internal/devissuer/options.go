@@ -54,6 +54,11 @@ type Options struct {
 	// means any absolute http(s) URI without a fragment is accepted.
 	Resources []string
 
+	// ServiceClients are confidential clients registered at start for the
+	// client_credentials grant (see [ServiceClient]). Zero: none; DCR
+	// registers public clients only.
+	ServiceClients []ServiceClient
+
 	// DBPath, when set, keeps registered clients, signing keys and the HMAC
 	// secret for codes and refresh tokens in a SQLite file, so a restarted
 	// issuer still knows its clients and its tokens still verify. Empty means

@@ -28,10 +28,12 @@ type Client struct {
 	IssuedAt                int64    `json:"client_id_issued_at"`
 }
 
-// supportedScopes are the scopes any client may ask for. Supabase's OAuth
-// server knows these; tokens carry no scope claim (see the seed), only the
-// token response echoes them.
-var supportedScopes = []string{"openid", "email", "profile", "phone", "offline_access"}
+// supportedScopes are the scopes any client may ask for: Supabase's OAuth
+// server's, and Relay's per-tool scopes (rides:read, rides:handoff,
+// journeys:write). Granted scopes are echoed in the token response and, when
+// there are any, carried in the access token's scope claim, where Relay's
+// front door reads them; Trident's tools need none.
+var supportedScopes = []string{"openid", "email", "profile", "phone", "offline_access", "rides:read", "rides:handoff", "journeys:write"}
 
 func (c *Client) fositeClient(redirectURIs []string) fosite.Client {
 	return &fosite.DefaultOpenIDConnectClient{

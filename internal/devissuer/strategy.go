@@ -39,7 +39,7 @@ func (s *tokenStrategy) GenerateAccessToken(_ context.Context, req fosite.Reques
 	if !ok {
 		return "", "", fmt.Errorf("devissuer: session is %T, want *devissuer.Session", req.GetSession())
 	}
-	claims := s.iss.flowClaims(sess, req.GetClient().GetID())
+	claims := s.iss.flowClaims(sess, req.GetClient().GetID(), req.GetGrantedScopes())
 	token, err := s.iss.sign(claims, nil)
 	if err != nil {
 		return "", "", err

@@ -7,7 +7,8 @@ import (
 )
 
 // handleToken is the token endpoint. fosite runs the authorization_code
-// (with PKCE) and refresh_token grants, including refresh-token rotation
+// (with PKCE), refresh_token and client_credentials (for
+// Options.ServiceClients) grants, including refresh-token rotation
 // and reuse detection; this adds the RFC 8707 check fosite lacks: the
 // code exchange must name the same resource the user consented to, and a
 // refresh may name it again but no other.
@@ -25,6 +26,10 @@ func (i *Issuer) handleToken(w http.ResponseWriter, r *http.Request) {
 	}
 	resources := ar.GetRequestForm()["resource"]
 	switch {
+	case ar.GetGrantTypes().ExactOne("client_credentials"):
+		if !i.clientCredentials(w, r, ar, sess) {
+			return
+		}
 	case ar.GetGrantTypes().ExactOne("authorization_code") && len(resources) == 0:
 		i.provider.WriteAccessError(ctx, w, ar, fosite.ErrInvalidRequest.WithHint(
 			"The resource parameter (RFC 8707) is required with grant_type=authorization_code and must repeat the one sent to /oauth/authorize."))

@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"maps"
+	"slices"
+	"strings"
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 )
@@ -119,3 +121,19 @@ func (anonymousCaller) ClientID() string       { return "" }
 func (anonymousCaller) Claims() map[string]any { return nil }
 func (anonymousCaller) Token() string          { return "" }
 func (anonymousCaller) String() string         { return "auth.Caller{anonymous}" }
+
+// Scopes are the OAuth scopes granted to c's token (its space-separated
+// scope claim), nil for [Anonymous] or a token without one. An endpoint
+// that enforces per-tool scopes reads them here; a verified caller keeps
+// them parsed in its go-sdk TokenInfo, a caller built by [NewCaller] has
+// them in Claims["scope"].
+func Scopes(c Caller) []string {
+	if vc, ok := c.(*verifiedCaller); ok && vc.ti != nil {
+		return slices.Clone(vc.ti.Scopes)
+	}
+	if c == nil || !c.IsAuthenticated() {
+		return nil
+	}
+	s, _ := c.Claims()["scope"].(string)
+	return strings.Fields(s)
+}

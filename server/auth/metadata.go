@@ -39,6 +39,10 @@ type MetadataConfig struct {
 	Issuer string
 	// ResourceDocumentation is <PUBLIC_BASE_URL>/mcp-docs. Zero: omitted.
 	ResourceDocumentation string
+	// ScopesSupported are the scopes the resource's tools require, listed
+	// as RFC 9728 scopes_supported so a client knows what to ask the
+	// issuer for. Zero: the member is omitted (the resource needs none).
+	ScopesSupported []string
 }
 
 // metadataDoc is the document; the field order follows the published sample.
@@ -47,6 +51,7 @@ type metadataDoc struct {
 	AuthorizationServers   []string `json:"authorization_servers"`
 	BearerMethodsSupported []string `json:"bearer_methods_supported"`
 	ResourceDocumentation  string   `json:"resource_documentation,omitempty"`
+	ScopesSupported        []string `json:"scopes_supported,omitempty"`
 	// AuthorizationRequired is an extra member (RFC 9728 section 2 lets
 	// resources add their own), present only in public mode.
 	AuthorizationRequired *bool `json:"authorization_required,omitempty"`
@@ -84,6 +89,7 @@ func ProtectedResourceMetadataHandler(cfg MetadataConfig) http.Handler {
 		Resource:               cfg.ResourceURL,
 		BearerMethodsSupported: []string{"header"},
 		ResourceDocumentation:  cfg.ResourceDocumentation,
+		ScopesSupported:        cfg.ScopesSupported,
 	}
 	if cfg.RequireOAuth {
 		if cfg.Issuer == "" {

@@ -18,7 +18,9 @@
 // (406), Content-Type (415), MCP-Protocol-Version (400), body size (413)
 // and pace (408), JSON (-32700), JSON-RPC envelope (-32600), method name
 // (-32601), tools/call name (-32602 when absent, -32601 when the endpoint
-// has no such tool), the endpoint's rate limit (429 with Retry-After). A
+// has no such tool), in OAuth mode the tool's scope ([Endpoint.ToolScopes]:
+// 403 insufficient_scope), the endpoint's rate limit (429 with
+// Retry-After). A
 // call whose params._meta.progressToken is set is answered as
 // text/event-stream (notifications/progress, then the result); every other
 // reply is application/json. A panic is -32603 and the process keeps

@@ -109,7 +109,7 @@ func New(ep *Endpoint, cfg Config, now func() time.Time) (http.Handler, error) {
 	if cfg.Verifier != nil {
 		h = cfg.Verifier.Middleware(h)
 	}
-	return d.originGuard(h), nil
+	return d.originGuard(withRemoteHost(h)), nil
 }
 
 // newServer builds the go-sdk server of ep, every tool wrapped by

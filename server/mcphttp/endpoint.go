@@ -50,6 +50,19 @@ type Endpoint struct {
 	// -32602 up to 2025-06-18 and an isError result from 2025-11-25.
 	ArgumentErrors ArgumentErrorPolicy
 
+	// ToolScopes names, per tool, the OAuth scope a caller's token must
+	// carry to call it. In OAuth mode the front door checks it after the
+	// verifier and answers a token without it 403 insufficient_scope (RFC
+	// 6750 section 3.1); the scopes are listed as scopes_supported in the
+	// endpoint's metadata. Public mode ignores it. Zero: no tool needs a
+	// scope.
+	ToolScopes map[string]string
+
+	// RouteScopes are the scopes the endpoint's plain HTTP routes require
+	// (through [Mount.Protect]), listed in its metadata beside ToolScopes'.
+	// Zero: none.
+	RouteScopes []string
+
 	// RateLimit caps calls of the endpoint's tools per client; tools
 	// without a rule are not limited. Zero (nil): no limit.
 	RateLimit *ratelimit.Policy
@@ -140,6 +153,9 @@ type Mount struct {
 	MetadataPath string
 	// OAuth is true when the endpoint requires a bearer token.
 	OAuth bool
+	// Protect gives a route the endpoint's access: in OAuth mode its
+	// verifier and the scope named, in public mode nothing. Never nil.
+	Protect Protect
 }
 
 // CallInfo is what the front door learnt of one request, for the host's

@@ -109,6 +109,9 @@ func (d *door) serveMCP(w http.ResponseWriter, r *http.Request) {
 		// below would refuse, it leaves to them.
 		if call, ok := d.fast.Parse(r, body); ok {
 			rec.Method, rec.Tool = methodCallTool, call.Tool()
+			if !d.requireScope(w, r, call.Tool()) {
+				return
+			}
 			release, ok := d.admit(w, r, call.Tool())
 			if !ok {
 				return
@@ -180,6 +183,9 @@ func (d *door) serveMCP(w http.ResponseWriter, r *http.Request) {
 			// handler returns into its own "method not found" wording.
 			d.metrics.ObserveToolCall(d.ep.Path, metrics.UnknownTool, metrics.Outcome(string(errcodes.MethodNotFound)), 0)
 			writeError(w, 0, id, errcodes.MethodNotFound, Message(errcodes.MethodNotFound, "name", name))
+			return
+		}
+		if !d.requireScope(w, r, name) {
 			return
 		}
 		release, ok := d.admit(w, r, name)

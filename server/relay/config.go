@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net"
@@ -38,6 +39,9 @@ func OptionsFromEnv(lookup func(string) (string, bool), selfMCP string) (*Option
 		o.OptionTTL = d
 	}
 	o.ResourceURL, _ = lookup("RELAY_RESOURCE_URL")
+	if err := limitsFromEnv(context.Background(), o, func(k string) string { v, _ := lookup(k); return v }); err != nil {
+		return nil, err
+	}
 	path, _ := lookup("RELAY_PROVIDERS_FILE")
 	reg, err := LoadRegistry(path)
 	if err != nil {
@@ -53,7 +57,11 @@ func OptionsFromEnv(lookup func(string) (string, bool), selfMCP string) (*Option
 		url = selfMCP
 	}
 	if _, listed := reg.Lookup("trident"); listed && url != "" {
-		src, err := NewTridentSource(url)
+		access, err := tridentAccess(getenv)
+		if err != nil {
+			return nil, err
+		}
+		src, err := NewTridentSource(url, access...)
 		if err != nil {
 			return nil, err
 		}

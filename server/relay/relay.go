@@ -18,6 +18,7 @@ import (
 	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/server/auth"
+	"github.com/tridenttaxis/trident-mcp/server/limits"
 	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
 )
 
@@ -69,6 +70,20 @@ type Options struct {
 	// (RELAY_RESOURCE_URL). Zero: the host's public base URL + [Path].
 	ResourceURL string
 
+	// Limiter counts the per-actor limit and the per-provider budgets
+	// (server/limits). Zero: an in-process one; [OptionsFromEnv] opens the
+	// Redis one when REDIS_URL is set, shared by every replica.
+	Limiter limits.Limiter
+	// CloseLimiter releases Limiter when the endpoint closes. Zero: nothing.
+	CloseLimiter func() error
+	// ActorLimit is each caller's limit over all tools (RELAY_RATE_LIMIT).
+	// Zero: [DefaultActorPerMinute] a minute; a negative Rate: no limit.
+	ActorLimit limits.Limit
+	// ProviderBudget is each provider's limit of upstream requests, from
+	// all callers (RELAY_PROVIDER_BUDGET). Zero:
+	// [DefaultProviderPerMinute] a minute.
+	ProviderBudget limits.Limit
+
 	// NewID mints the ids of sessions, journeys, intents, requests and
 	// options from a prefix ("ses", "opt", ...). Zero: prefix_ and 128
 	// random bits in hex. Tests set a counter to make answers reproducible.
@@ -92,6 +107,8 @@ type Server struct {
 	cooldowns   cooldowns
 	newID       func(prefix string) string
 	resourceURL string
+	limits      *accessLimits
+	closeLimits func() error
 }
 
 // New builds the endpoint. A broken contract, registry or configuration
@@ -137,6 +154,12 @@ func New(opts *Options) (*Server, error) {
 			return nil, fmt.Errorf("relay: source %q is not an api provider of the registry", id)
 		}
 	}
+	s.limits, s.closeLimits = newAccessLimits(&o, s.log), o.CloseLimiter
+	budgeted := make(map[string]Source, len(s.sources))
+	for id, src := range s.sources {
+		budgeted[id] = s.budgeted(id, src)
+	}
+	s.sources = budgeted
 	if s.manifest, err = contracts.Relay.Manifest(); err != nil {
 		return nil, err
 	}
@@ -203,11 +226,14 @@ func (s *Server) Endpoint() *mcphttp.Endpoint {
 		DocsPath:       DocsAnchor,
 		Docs:           s.docs,
 		Routes:         s.routes,
+		ToolScopes:     ToolScopes,
+		Close:          s.closeLimits,
+		RouteScopes:    []string{ScopeJourneysWrite},
 		Implementation: &mcp.Implementation{Name: s.manifest.Server.Name, Title: "Relay rides", Version: s.manifest.Server.Version},
 	}
 	h := s.handlers()
 	for _, t := range s.tools {
-		ep.Tools = append(ep.Tools, mcphttp.Tool{Def: t, Handler: h[t.Name]})
+		ep.Tools = append(ep.Tools, mcphttp.Tool{Def: t, Handler: s.limited(t.Name, h[t.Name])})
 	}
 	return ep
 }

@@ -183,8 +183,16 @@ func TestFastPathCatalogue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Rows Trident's endpoint never answers: its tools need no scope. The
+	// scope check runs before the fast path forks from the SDK path
+	// (mcphttp's requireScope, in both branches); e2e/relay_access_test.go
+	// covers it on Relay.
+	notTrident := map[errcodes.Code]bool{errcodes.InsufficientScope: true}
 	for _, e := range rows {
 		c, ok := cases[errcodes.Code(e.Name)]
+		if !ok && notTrident[errcodes.Code(e.Name)] {
+			continue
+		}
 		if !ok {
 			t.Errorf("no differential case for catalogue code %s: add one", e.Name)
 			continue

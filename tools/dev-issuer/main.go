@@ -17,6 +17,8 @@
 //	                                                     POST /auth/v1/admin/mint-token (DEV ONLY; see MintPath)
 //	--refresh-reuse-interval DEV_ISSUER_REFRESH_REUSE_INTERVAL  Supabase-style reuse window (0 = off)
 //	--access-token-ttl     DEV_ISSUER_ACCESS_TOKEN_TTL   access token lifetime (1h)
+//	--service-client       DEV_ISSUER_SERVICE_CLIENTS    id:secret of a confidential client for the
+//	                                                     client_credentials grant (repeat, or comma-separate in env)
 //
 // The DEV ONLY flags refuse to start unless --addr is a loopback address:
 // each hands a code or a signed token to anyone who can reach the issuer.
@@ -93,6 +95,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, log io.
 	devAdmin := fs.Bool("dev-admin", envBool("DEV_ISSUER_DEV_ADMIN"), "DEV ONLY: enable POST /auth/v1/admin/rotate-key and POST "+MintPath+" (signs any token, e.g. an expired one, for tests)")
 	reuse := fs.Duration("refresh-reuse-interval", envDur("DEV_ISSUER_REFRESH_REUSE_INTERVAL"), "accept a rotated refresh token again within this window (Supabase uses 10s; 0 = every reuse revokes)")
 	atTTL := fs.Duration("access-token-ttl", envDur("DEV_ISSUER_ACCESS_TOKEN_TTL"), "access token lifetime (default 1h)")
+	var services listFlag
+	_ = services.Set(getenv("DEV_ISSUER_SERVICE_CLIENTS"))
+	fs.Var(&services, "service-client", "id:secret of a confidential client allowed the client_credentials grant (e.g. Relay's RELAY_TRIDENT_CLIENT_ID:RELAY_TRIDENT_CLIENT_SECRET); repeat for several")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -113,6 +118,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, log io.
 			return err
 		}
 	}
+	var serviceClients []devissuer.ServiceClient
+	for _, s := range services {
+		id, secret, ok := strings.Cut(s, ":")
+		if !ok || id == "" || secret == "" {
+			return fmt.Errorf("--service-client %q: want id:secret", id)
+		}
+		serviceClients = append(serviceClients, devissuer.ServiceClient{ID: id, Secret: secret})
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", *addr, err)
@@ -125,6 +138,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, log io.
 		BaseURL:              *baseURL,
 		Users:                users,
 		Resources:            resources,
+		ServiceClients:       serviceClients,
 		DBPath:               *db,
 		AutoApproveUser:      *autoUser,
 		DevAutoApprove:       *autoApprove,

@@ -30,6 +30,7 @@ import (
 //	           allow-list when there is one (default: its first entry)
 //	email      the dev user the token is for (default: the first user)
 //	client_id  the client_id claim (default: devissuer-test-client)
+//	scope      the space-separated scope claim (e.g. "rides:read rides:handoff journeys:write")
 //	ttl        a Go duration from now to exp; negative gives an expired token
 //	           (then iat is an hour before exp). Default: the access token TTL.
 const MintPath = devissuer.IssuerPath + "/admin/mint-token"
@@ -51,7 +52,7 @@ func withMint(iss *devissuer.Issuer, resources []string, now func() time.Time, n
 			mintError(w, http.StatusBadRequest, "invalid_request", "cannot parse the form: "+err.Error())
 			return
 		}
-		tc := devissuer.TokenClaims{Resource: r.Form.Get("resource"), ClientID: r.Form.Get("client_id")}
+		tc := devissuer.TokenClaims{Resource: r.Form.Get("resource"), ClientID: r.Form.Get("client_id"), Scope: r.Form.Get("scope")}
 		if tc.Resource != "" && len(resources) > 0 && !slices.Contains(resources, tc.Resource) {
 			mintError(w, http.StatusBadRequest, "invalid_target", "resource "+tc.Resource+" is not on the --resource allow-list")
 			return
