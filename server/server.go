@@ -109,6 +109,10 @@ func (s *Server) mount(mux *http.ServeMux, ep *mcphttp.Endpoint) (*docspage.Endp
 		meta = v.MetadataConfig()
 		m.OAuth = true
 	}
+	m.Protect = func(h http.Handler) http.Handler { return h }
+	if v != nil {
+		m.Protect = v.Middleware
+	}
 	h, err := mcphttp.New(ep, mcphttp.Config{
 		PublicBaseURL:    s.opts.PublicBaseURL,
 		AllowedOrigins:   s.opts.AllowedOrigins,

@@ -140,6 +140,11 @@ type Mount struct {
 	MetadataPath string
 	// OAuth is true when the endpoint requires a bearer token.
 	OAuth bool
+	// Protect wraps a plain HTTP route in the endpoint's own authentication
+	// (its bearer-token check in OAuth mode, with the caller in the context
+	// as auth.CallerFrom finds it), for routes that act for the caller
+	// rather than serve public documents. Never nil once mounted.
+	Protect func(http.Handler) http.Handler
 }
 
 // CallInfo is what the front door learnt of one request, for the host's

@@ -32,6 +32,7 @@ func (s *Server) routes(m mcphttp.Mount, mux *http.ServeMux) error {
 	if err != nil {
 		return err
 	}
+	s.mountConnectors(m, mux)
 	mux.HandleFunc("GET "+DocsPath, func(w http.ResponseWriter, _ *http.Request) { write(w, "text/html; charset=utf-8", page) })
 	mux.HandleFunc("GET "+SchemasPath+"{file}", func(w http.ResponseWriter, r *http.Request) {
 		switch f := r.PathValue("file"); f {
