@@ -108,7 +108,10 @@ func Run(tb testing.TB, bin, addr string, env ...string) *Process {
 	tb.Helper()
 	p := &Process{Base: "http://" + addr, logs: &lockedBuffer{}, exited: make(chan struct{})}
 	p.cmd = exec.Command(bin)
-	p.cmd.Env = append(append(os.Environ(), "ADDR="+addr, "PUBLIC_BASE_URL="+p.Base, "FARE_CLOCK="+DayClock), env...)
+	// Relay's store goes in the test's directory, not the working
+	// directory, unless env names one (a restart or a second replica).
+	db := "RELAY_DATABASE_URL=sqlite:" + filepath.Join(tb.TempDir(), "relay.db")
+	p.cmd.Env = append(append(os.Environ(), "ADDR="+addr, "PUBLIC_BASE_URL="+p.Base, "FARE_CLOCK="+DayClock, db), env...)
 	p.cmd.Stdout, p.cmd.Stderr = p.logs, p.logs
 	if err := p.cmd.Start(); err != nil {
 		tb.Fatal(err)

@@ -49,12 +49,16 @@ func (s *Server) compareRides(ctx context.Context, req *mcp.CallToolRequest) (*m
 		return s.refuse(ctx, tool, r)
 	}
 	act := actor(ctx, req)
-	rc, r := s.callContext(act, in.Context, false)
-	if r != nil {
-		return s.refuse(ctx, tool, r)
+	c, err := s.callContext(ctx, act, tool, in.Context, false)
+	if err != nil {
+		return s.fail(ctx, tool, err)
 	}
+	rc := c.rc
 	if r := s.verifyOptions(act, rc, in.Context != nil, in.Options...); r != nil {
 		return s.refuse(ctx, tool, r)
+	}
+	if err := s.record(ctx, act, c, selections(in.Options...)...); err != nil {
+		return nil, err
 	}
 	sortBy := mcptypes.CompareRidesResultSortByProviderOrder
 	if in.SortBy != nil {

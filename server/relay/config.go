@@ -97,18 +97,29 @@ func addEstimators(o *Options, reg *Registry, getenv func(string) string) error 
 }
 
 // FromEnv builds the Relay endpoint from the environment (see
-// [OptionsFromEnv]) for the host to mount beside Trident's.
+// [OptionsFromEnv]) for the host to mount beside Trident's, with its store
+// opened from RELAY_DATABASE_URL and purged after RELAY_RETENTION (see
+// storeFromEnv).
 func FromEnv(lookup func(string) (string, bool), selfMCP string, logger *slog.Logger) (*mcphttp.Endpoint, error) {
 	o, err := OptionsFromEnv(lookup, selfMCP)
 	if err != nil {
 		return nil, err
 	}
 	o.Logger = logger
-	s, err := New(o)
-	if err != nil {
+	if o.Store, o.Retention, err = storeFromEnv(lookup); err != nil {
 		return nil, err
 	}
-	return s.Endpoint(), nil
+	s, err := New(o)
+	if err != nil {
+		o.Store.Close()
+		return nil, err
+	}
+	ep := s.Endpoint()
+	ep.Close = func() error {
+		s.Close()
+		return o.Store.Close()
+	}
+	return ep, nil
 }
 
 // SelfMCPURL is the loopback URL of this server's own Trident endpoint for

@@ -19,6 +19,17 @@
 // exponent, never computed through floats. Provider text is carried as
 // untrusted data in its own field, cleaned of control characters.
 //
+// Sessions, journeys and intents live in a store (package store:
+// RELAY_DATABASE_URL, SQLite by default, PostgreSQL for several replicas),
+// and relay_context carries only their signed references: a call with a
+// context continues the journey the store holds for that caller, so a
+// journey survives a restart and moves between replicas. journey_context
+// merges under explicit input (package journey validates it), and
+// continue_journey answers from the connector registry and the host's latest
+// report (POST /v1/session/connectors, [ConnectorsPath]). Request,
+// selection, handoff and outcome events are retained under journey and
+// intent until RELAY_RETENTION purges them.
+//
 // Which providers exist, what they need and how their links look is data:
 // the provider registry (contracts/relay/providers.json, or the operator's
 // RELAY_PROVIDERS_FILE; see [LoadRegistry]).

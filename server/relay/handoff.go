@@ -27,10 +27,11 @@ func (s *Server) getRideBookingHandoff(ctx context.Context, req *mcp.CallToolReq
 		return s.refuse(ctx, tool, invalidArguments(mcptypes.FieldProblem{Field: "/search", Reason: "search goes with provider, not with option"}))
 	}
 	act := actor(ctx, req)
-	rc, r := s.callContext(act, in.Context, false)
-	if r != nil {
-		return s.refuse(ctx, tool, r)
+	c, err := s.callContext(ctx, act, tool, in.Context, false)
+	if err != nil {
+		return s.fail(ctx, tool, err)
 	}
+	rc := c.rc
 	var (
 		p   Provider
 		out mcptypes.RideBookingHandoff
@@ -73,6 +74,9 @@ func (s *Server) getRideBookingHandoff(ctx context.Context, req *mcp.CallToolReq
 	out.ConfirmationState = mcptypes.RideBookingHandoffConfirmationStateNotStarted
 	out.Completed = false
 	out.RelayContext = rc
+	if err := s.record(ctx, act, c, handoffEvents(out)...); err != nil {
+		return nil, err
+	}
 	return result(out, false)
 }
 

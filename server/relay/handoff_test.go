@@ -125,8 +125,8 @@ func TestResolve(t *testing.T) {
 	})
 	clock := &fakeClock{t: dayClock}
 	src := &fakeSource{quotes: []relay.Quote{quote("uberx", 5200, 6100)}}
-	s1, c := fakeRelay(t, clock, src, nil)
-	_ = s1
+	shared := testStore(t, nil)
+	c := serve(t, mustRelay(t, relay.Options{Sources: map[string]relay.Source{"uber": src}, OptionTTL: time.Minute, CallTimeout: 200 * time.Millisecond, Now: clock.Now, Store: shared}))
 	out := nySearch(t, c, nil)
 	opt := out.Options[0]
 	t.Run("a failed refresh returns no price", func(t *testing.T) {
@@ -147,7 +147,7 @@ func TestResolve(t *testing.T) {
 	})
 	t.Run("credentials removed", func(t *testing.T) {
 		// Same keys, no Uber source: the option verifies but cannot be refreshed.
-		_, bare := newRelay(t, relay.Options{Now: clock.Now, OptionTTL: time.Minute})
+		_, bare := newRelay(t, relay.Options{Now: clock.Now, OptionTTL: time.Minute, Store: shared})
 		r := refusalOf(t, bare, "resolve_ride", map[string]any{"option": opt, "context": out.RelayContext})
 		if r.Status != "credentials_required" || r.Provider == nil || *r.Provider != "uber" {
 			t.Errorf("%+v", r)

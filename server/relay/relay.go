@@ -20,6 +20,8 @@ import (
 	"github.com/tridenttaxis/trident-mcp/server/auth"
 	"github.com/tridenttaxis/trident-mcp/server/limits"
 	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
+	"github.com/tridenttaxis/trident-mcp/server/relay/journey"
+	"github.com/tridenttaxis/trident-mcp/server/relay/store"
 )
 
 // Defaults for the zero values of [Options].
@@ -88,6 +90,16 @@ type Options struct {
 	// options from a prefix ("ses", "opt", ...). Zero: prefix_ and 128
 	// random bits in hex. Tests set a counter to make answers reproducible.
 	NewID func(prefix string) string
+
+	// Store keeps sessions, journeys, intents, connector reports and events
+	// (RELAY_DATABASE_URL). The caller closes it after the Server. Zero:
+	// SQLite in a temporary directory for this process only, with a warning.
+	Store store.Store
+
+	// Retention is how long the store keeps what has been idle
+	// (RELAY_RETENTION); a background [store.Purger] deletes the rest.
+	// Zero: no purger (the caller runs its own, or keeps everything).
+	Retention time.Duration
 }
 
 // Server is the Relay rides endpoint's tools: their definitions from
@@ -109,6 +121,11 @@ type Server struct {
 	resourceURL string
 	limits      *accessLimits
 	closeLimits func() error
+	// closeLimitsOnce keeps Close idempotent, as the store's stop is.
+	closeLimitsOnce sync.Once
+	store           store.Store
+	connectors      *journey.Registry
+	stop            func() // stops the purger and releases the store
 }
 
 // New builds the endpoint. A broken contract, registry or configuration
@@ -144,6 +161,9 @@ func New(opts *Options) (*Server, error) {
 		s.keys = RandomKeys()
 	}
 	var err error
+	if s.connectors, err = journey.DefaultRegistry(); err != nil {
+		return nil, err
+	}
 	if s.registry == nil {
 		if s.registry, err = LoadRegistry(""); err != nil {
 			return nil, err
@@ -191,6 +211,10 @@ func New(opts *Options) (*Server, error) {
 	if len(handlers) != len(s.tools) {
 		return nil, fmt.Errorf("relay: %d handlers for %d tools in contracts/relay/tools.json", len(handlers), len(s.tools))
 	}
+	// Last: nothing above can fail with the store left open.
+	if err := s.openStore(o); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -227,8 +251,9 @@ func (s *Server) Endpoint() *mcphttp.Endpoint {
 		Docs:           s.docs,
 		Routes:         s.routes,
 		ToolScopes:     ToolScopes,
-		Close:          s.closeLimits,
 		RouteScopes:    []string{ScopeJourneysWrite},
+		Ready:          func() error { return s.store.Ping(context.Background()) },
+		Close:          s.Close,
 		Implementation: &mcp.Implementation{Name: s.manifest.Server.Name, Title: "Relay rides", Version: s.manifest.Server.Version},
 	}
 	h := s.handlers()
@@ -337,30 +362,6 @@ func randomID(prefix string) string {
 		panic("relay: crypto/rand: " + err.Error())
 	}
 	return prefix + "_" + hex.EncodeToString(b)
-}
-
-// callContext is the relay_context a call works under: the one it was
-// given (verified) or a fresh session and journey, with a new request id.
-// A search starts a new intent; the other tools act on the intent of the
-// context they were given.
-func (s *Server) callContext(act string, given *mcptypes.RelayContext, newIntent bool) (mcptypes.RelayContext, *refusal) {
-	var c mcptypes.RelayContext
-	if given != nil {
-		if err := s.keys.VerifyContext(act, *given); err != nil {
-			return c, invalidContext(err)
-		}
-		c = *given
-	} else {
-		c.SessionID, c.JourneyID, c.IntentID = s.newID("ses"), s.newID("jny"), s.newID("int")
-	}
-	if newIntent && given != nil {
-		c.IntentID = s.newID("int")
-	}
-	c.RequestID = s.newID("req")
-	if err := s.keys.SignContext(act, &c); err != nil {
-		return c, &refusal{out: mcptypes.Refusal{Status: mcptypes.RefusalStatusInvalidContext, Message: "the context could not be signed"}, cause: err}
-	}
-	return c, nil
 }
 
 // cooldowns remembers providers that answered 429 until their Retry-After

@@ -17,12 +17,16 @@ func (s *Server) resolveRide(ctx context.Context, req *mcp.CallToolRequest) (*mc
 		return s.refuse(ctx, tool, r)
 	}
 	act := actor(ctx, req)
-	rc, r := s.callContext(act, in.Context, false)
-	if r != nil {
-		return s.refuse(ctx, tool, r)
+	c, err := s.callContext(ctx, act, tool, in.Context, false)
+	if err != nil {
+		return s.fail(ctx, tool, err)
 	}
+	rc := c.rc
 	if r := s.verifyOptions(act, rc, in.Context != nil, in.Option); r != nil {
 		return s.refuse(ctx, tool, r)
+	}
+	if err := s.record(ctx, act, c, selections(in.Option)...); err != nil {
+		return nil, err
 	}
 	p, ok := s.registry.Lookup(in.Option.Provider)
 	if !ok || p.Kind != "api" {

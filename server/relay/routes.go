@@ -22,8 +22,10 @@ const (
 	SamplesPath = "/samples/rides/"
 )
 
-// routes registers Relay's plain HTTP documents on the host's mux.
-func (s *Server) routes(_ mcphttp.Mount, mux *http.ServeMux) error {
+// routes registers Relay's plain HTTP documents and its connector reports
+// on the host's mux.
+func (s *Server) routes(m mcphttp.Mount, mux *http.ServeMux) error {
+	s.mountConnectors(m, mux)
 	mux.HandleFunc("GET "+DocsPath, redirectDocs)
 	mux.HandleFunc("GET "+SchemasPath+"{file}", func(w http.ResponseWriter, r *http.Request) {
 		switch f := r.PathValue("file"); f {

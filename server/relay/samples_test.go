@@ -161,7 +161,9 @@ func TestSamples(t *testing.T) {
 	// then Uber answers 429 and its cool-down refuses the next refresh.
 	uber := &fakeSource{quotes: []relay.Quote{quote("uberx", 5200, 6100), quote("comfort", 6400, 7600)}}
 	lyft := &fakeSource{err: &relay.SourceError{Code: "upstream_error", Message: "Lyft is unavailable", HTTPStatus: 503}}
-	b := sampleServer(t, relay.Options{Sources: map[string]relay.Source{"uber": uber, "lyft": lyft}, NewID: counterIDs("b")})
+	bIDs := counterIDs("b")
+	shared := testStore(t, bIDs) // c and d continue b's journey: the configuration changed, not the database
+	b := sampleServer(t, relay.Options{Sources: map[string]relay.Source{"uber": uber, "lyft": lyft}, NewID: bIDs, Store: shared})
 	req, resp, sc = b.call(t, "search_rides", map[string]any{"pickup": jfk, "dropoff": timesSquare, "party_size": 2})
 	add("search_rides.partial", "search_rides with Uber and Lyft configured (test doubles answering in test data mode): Lyft fails with 503, so the status is partial with Uber's options and Lyft's sanitised error.", "", req, resp)
 	ny := unmarshal[mcptypes.SearchRidesResult](t, sc)
@@ -170,7 +172,7 @@ func TestSamples(t *testing.T) {
 	add("resolve_ride.partial", "resolve_ride when Uber answers 429 with Retry-After: 30: a failed refresh returns no option, and never confirms the old price.", "", req, resp)
 	req, resp, _ = b.call(t, "resolve_ride", map[string]any{"option": ny.Options[0], "context": ny.RelayContext})
 	add("errors/rate_limited", "resolve_ride during Uber's cool-down: rate_limited with retry_after_seconds, and Uber is not called.", "RELAY_RATE_LIMITED", req, resp)
-	c := sampleServer(t, relay.Options{NewID: counterIDs("c")})
+	c := sampleServer(t, relay.Options{NewID: counterIDs("c"), Store: shared})
 	req, resp, _ = c.call(t, "resolve_ride", map[string]any{"option": ny.Options[0], "context": ny.RelayContext})
 	add("errors/credentials_required", "resolve_ride of an Uber option on a server without Uber credentials: credentials_required.", "RELAY_CREDENTIALS_REQUIRED", req, resp)
 	reg, err := relay.LoadRegistry("")
@@ -182,7 +184,7 @@ func TestSamples(t *testing.T) {
 			reg.Providers[i].API.Authorized = ptr(false)
 		}
 	}
-	d := sampleServer(t, relay.Options{Registry: reg, Sources: map[string]relay.Source{"uber": uber}, NewID: counterIDs("d")})
+	d := sampleServer(t, relay.Options{Registry: reg, Sources: map[string]relay.Source{"uber": uber}, NewID: counterIDs("d"), Store: shared})
 	req, resp, _ = d.call(t, "resolve_ride", map[string]any{"option": ny.Options[0], "context": ny.RelayContext})
 	add("errors/api_authorization_required", "resolve_ride of an Uber option where the operator's registry marks Uber without API authorization: api_authorization_required.", "RELAY_API_AUTHORIZATION_REQUIRED", req, resp)
 

@@ -10,43 +10,29 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/server/relay/journey"
+	"github.com/tridenttaxis/trident-mcp/server/relay/store"
 )
 
 // defaultCooldown is how long a provider that answered 429 without a
 // Retry-After is left alone.
 const defaultCooldown = 30 * time.Second
 
-// searchRequest is search_rides' input with the journey defaults applied:
-// explicit input first, then journey_context.
+// searchRequest is search_rides' input with the journey's fields applied:
+// explicit input first, then journey_context, then what the journey already
+// holds.
 type searchRequest struct {
 	pickup, dropoff *mcptypes.Coordinates
 	party           int
 	currency        string
 	limit           int
 	requested       []string // provider ids in the caller's order; nil: every provider
-	continuation    mcptypes.ContinuationContext
 }
 
-func newSearchRequest(in mcptypes.SearchRidesInput) searchRequest {
-	r := searchRequest{pickup: in.Pickup, dropoff: in.Dropoff, limit: DefaultLimit}
-	var c mcptypes.ContinuationContext
-	if j := in.JourneyContext; j != nil {
-		c = mcptypes.ContinuationContext(*j)
-	}
-	if in.DestinationCity != nil {
-		c.DestinationCity = in.DestinationCity
-	}
-	if in.PartySize != nil {
-		c.PartySize = in.PartySize
-	}
-	if in.Currency != nil {
-		c.Currency = in.Currency
-	}
-	if c.PartySize != nil {
-		r.party = int(*c.PartySize)
-	}
-	if c.Currency != nil {
-		r.currency = *c.Currency
+func newSearchRequest(in mcptypes.SearchRidesInput, f journey.Fields) searchRequest {
+	r := searchRequest{pickup: in.Pickup, dropoff: in.Dropoff, limit: DefaultLimit, currency: f.Currency}
+	if f.PartySize != nil {
+		r.party = *f.PartySize
 	}
 	if in.Limit != nil {
 		r.limit = int(*in.Limit)
@@ -59,8 +45,24 @@ func newSearchRequest(in mcptypes.SearchRidesInput) searchRequest {
 	if in.Providers == nil {
 		r.requested = nil
 	}
-	r.continuation = c
 	return r
+}
+
+// explicitFields are search_rides' own journey fields, which take
+// precedence over journey_context.
+func explicitFields(in mcptypes.SearchRidesInput) journey.Fields {
+	var f journey.Fields
+	if in.DestinationCity != nil {
+		f.DestinationCity = *in.DestinationCity
+	}
+	if in.PartySize != nil {
+		n := int(*in.PartySize)
+		f.PartySize = &n
+	}
+	if in.Currency != nil {
+		f.Currency = *in.Currency
+	}
+	return f
 }
 
 func (r searchRequest) wants(id string) bool {
@@ -257,12 +259,26 @@ func (s *Server) searchRides(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	if len(unknown) > 0 {
 		return s.refuse(ctx, tool, invalidArguments(unknown...))
 	}
-	act := actor(ctx, req)
-	rc, r := s.callContext(act, in.Context, true)
-	if r != nil {
-		return s.refuse(ctx, tool, r)
+	given, err := fieldsOf(in.JourneyContext, "journey_context")
+	if err != nil {
+		return s.fail(ctx, tool, err)
 	}
-	sr := newSearchRequest(in)
+	asked, err := journey.Combine(explicitFields(in), "", given, "journey_context")
+	if err != nil {
+		return s.fail(ctx, tool, fieldRefusal(err, ""))
+	}
+	act := actor(ctx, req)
+	c, err := s.callContext(ctx, act, tool, in.Context, true)
+	if err != nil {
+		return s.fail(ctx, tool, err)
+	}
+	rc := c.rc
+	fields := journey.Merge(asked, c.fields)
+	cc, err := continuation(fields)
+	if err != nil {
+		return s.fail(ctx, tool, err)
+	}
+	sr := newSearchRequest(in, fields)
 	statuses, picked := s.plan(sr)
 
 	out := mcptypes.SearchRidesResult{
@@ -272,7 +288,7 @@ func (s *Server) searchRides(ctx context.Context, req *mcp.CallToolRequest) (*mc
 		ProviderCalls:       []mcptypes.ProviderCall{},
 		Errors:              []mcptypes.ProviderError{},
 		RelayContext:        rc,
-		ContinuationContext: sr.continuation,
+		ContinuationContext: cc,
 	}
 	failed := false
 	if len(picked) > 0 {
@@ -321,6 +337,16 @@ func (s *Server) searchRides(ctx context.Context, req *mcp.CallToolRequest) (*mc
 		out.Status = mcptypes.SearchRidesResultStatusHandoffAvailable
 	default:
 		out.Status = mcptypes.SearchRidesResultStatusAccessRequired
+	}
+	if err := s.save(ctx, act, c, fields); err != nil {
+		return nil, err
+	}
+	event := store.Event{Kind: store.EventRequest, Tool: tool, Status: string(out.Status)}
+	if len(out.Options) > 0 {
+		event.RequestScope = out.Options[0].RequestScope
+	}
+	if err := s.record(ctx, act, c, event); err != nil {
+		return nil, err
 	}
 	return result(out, false)
 }

@@ -19,6 +19,13 @@ import (
 
 func newRelay(tb testing.TB, o relay.Options) (*relay.Server, *client.Client) {
 	tb.Helper()
+	s := mustRelay(tb, o)
+	return s, serve(tb, s)
+}
+
+// mustRelay builds a Relay server with the test keys and a quiet log.
+func mustRelay(tb testing.TB, o relay.Options) *relay.Server {
+	tb.Helper()
 	if o.Logger == nil {
 		o.Logger = discard
 	}
@@ -33,7 +40,7 @@ func newRelay(tb testing.TB, o relay.Options) (*relay.Server, *client.Client) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return s, serve(tb, s)
+	return s
 }
 
 func tridentRelay(tb testing.TB, o relay.Options) (*relay.Server, *client.Client, string) {

@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/google/uuid"
 )
 
 // sqlStore is the one implementation of [Store] over database/sql: both
@@ -18,10 +16,11 @@ import (
 // read alike in SQLite and PostgreSQL), written with ? placeholders and
 // rewritten to $n once at start for PostgreSQL.
 type sqlStore struct {
-	d   dialect
-	db  *sql.DB
-	now func() time.Time
-	q   queries
+	d     dialect
+	db    *sql.DB
+	now   func() time.Time
+	newID func(prefix string) string
+	q     queries
 }
 
 type queries struct {
@@ -35,7 +34,7 @@ type queries struct {
 
 func newSQLStore(d dialect, db *sql.DB, opts *Options) *sqlStore {
 	r := d.rebind
-	return &sqlStore{d: d, db: db, now: opts.now(), q: queries{
+	return &sqlStore{d: d, db: db, now: opts.now(), newID: opts.newID(), q: queries{
 		insertSession: r(`INSERT INTO sessions (id, actor, created_at) VALUES (?, ?, ?)`),
 		insertJourney: r(`INSERT INTO journeys (id, session_id, actor, context, created_at, updated_at)
 			SELECT ?, s.id, s.actor, ?, ?, ? FROM sessions s WHERE s.id = ? AND s.actor = ?`),
@@ -121,7 +120,7 @@ func (s *sqlStore) Begin(ctx context.Context, actor, tool string, journeyContext
 	if err != nil {
 		return Refs{}, err
 	}
-	refs := Refs{SessionID: uuid.NewString(), JourneyID: uuid.NewString(), IntentID: uuid.NewString()}
+	refs := Refs{SessionID: s.newID("ses"), JourneyID: s.newID("jny"), IntentID: s.newID("int")}
 	now := micros(s.now())
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -163,7 +162,7 @@ func (s *sqlStore) NewJourney(ctx context.Context, actor, sessionID string, jour
 		return Journey{}, err
 	}
 	now := s.now()
-	j := Journey{ID: uuid.NewString(), SessionID: sessionID, Actor: actor, Context: json.RawMessage(jc),
+	j := Journey{ID: s.newID("jny"), SessionID: sessionID, Actor: actor, Context: json.RawMessage(jc),
 		CreatedAt: fromMicros(micros(now)), UpdatedAt: fromMicros(micros(now))}
 	res, err := s.db.ExecContext(ctx, s.q.insertJourney, j.ID, jc, micros(now), micros(now), sessionID, actor)
 	if err != nil {
@@ -218,7 +217,7 @@ func (s *sqlStore) NewIntent(ctx context.Context, actor, journeyID, tool string)
 		return Intent{}, err
 	}
 	now := s.now()
-	in := Intent{ID: uuid.NewString(), JourneyID: journeyID, Tool: tool, CreatedAt: fromMicros(micros(now))}
+	in := Intent{ID: s.newID("int"), JourneyID: journeyID, Tool: tool, CreatedAt: fromMicros(micros(now))}
 	res, err := s.db.ExecContext(ctx, s.q.insertIntent, in.ID, tool, micros(now), journeyID, actor)
 	if err != nil {
 		return Intent{}, s.wrap("insert intent", err)

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // Store keeps Relay's sessions, journeys, intents, connector reports and
@@ -192,6 +194,17 @@ type Options struct {
 	// replicas stay within PostgreSQL's max_connections (100 by default).
 	// Zero: 16.
 	MaxConns int
+	// NewID mints the ids of sessions ("ses"), journeys ("jny") and intents
+	// ("int") from their prefix, so that Relay's ids keep one form whatever
+	// mints them. Nil: a random UUID.
+	NewID func(prefix string) string
+}
+
+func (o *Options) newID() func(prefix string) string {
+	if o == nil || o.NewID == nil {
+		return func(string) string { return uuid.NewString() }
+	}
+	return o.NewID
 }
 
 func (o *Options) now() func() time.Time {
