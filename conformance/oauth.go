@@ -21,7 +21,7 @@ import (
 )
 
 // ObtainToken runs the OAuth 2.1 authorization-code flow with PKCE against
-// cfg.Issuer, the way the seed's steps 2-5 describe: issuer metadata, dynamic
+// cfg.Issuer, the way the specification's steps 2-5 describe: issuer metadata, dynamic
 // client registration (unless cfg.ClientID is set), authorize with
 // resource=cfg.Resource, and the code exchange. Consent is given by the dev
 // issuer's auto-approval (X-Dev-Auto-Approve), since the suite drives no

@@ -47,7 +47,7 @@ type browserSession struct {
 
 // handleAuthorize is the authorization endpoint: fosite validates the
 // client, redirect_uri, response_type, scope and state; this adds what
-// OAuth 2.1 and the seed require on top (PKCE S256 before the user is
+// OAuth 2.1 and the specification require on top (PKCE S256 before the user is
 // asked anything, and the RFC 8707 resource), then either auto-approves
 // (dev only) or sends the browser to sign-in and consent.
 func (i *Issuer) handleAuthorize(w http.ResponseWriter, r *http.Request) {
@@ -104,7 +104,7 @@ func (i *Issuer) checkAuthorizeExtras(ar fosite.AuthorizeRequester) error {
 	return i.checkResourceParam(form["resource"])
 }
 
-// checkResourceParam enforces RFC 8707 as the seed needs it: exactly one
+// checkResourceParam enforces RFC 8707 as the specification needs it: exactly one
 // resource, an absolute URI without fragment, on the allow-list if any.
 func (i *Issuer) checkResourceParam(values []string) error {
 	switch len(values) {

@@ -26,7 +26,7 @@
 //
 // and at the root: /.well-known/oauth-authorization-server/auth/v1 (RFC 8414
 // §3.1 form), the sign-in page /auth and the consent page
-// /.lovable/oauth/consent (the seed's paths; /auth/v1/signin and
+// /.lovable/oauth/consent (the specification's paths; /auth/v1/signin and
 // /auth/v1/oauth/consent are aliases).
 //
 // # Tokens

@@ -19,7 +19,7 @@ func (i *Issuer) routes() http.Handler {
 	api("GET "+p+"/.well-known/jwks.json", i.handleJWKS)
 	api("POST "+p+"/oauth/token", i.handleToken)
 	api("POST "+p+"/oauth/revoke", i.handleRevoke)
-	// Supabase registers at /oauth/clients/register; the seed says
+	// Supabase registers at /oauth/clients/register; the specification says
 	// /oauth/register. Both work.
 	api("POST "+p+"/oauth/clients/register", i.handleRegister)
 	api("POST "+p+"/oauth/register", i.handleRegister)

@@ -326,7 +326,7 @@ func plainString(b []byte) (string, []byte, bool) {
 // plain form (3.0 becomes 3), ready to unmarshal into the tool's Go type.
 // Arguments already in that form are returned as given (trimmed), key order
 // and spacing included, so the result is not a canonical encoding to hash.
-// Keys the schema does not describe are dropped, as the seed's Zod objects
+// Keys the schema does not describe are dropped, as the specification's Zod objects
 // strip them, unless it says additionalProperties: false (refused) or gives
 // additionalProperties a schema (checked and kept).
 //
@@ -511,7 +511,7 @@ const maxExactLen = 100
 // would cost time in the size of the value: big.Rat turns "1e999999" into a
 // million-digit integer (tens of milliseconds of CPU for a nine-byte
 // literal), and a megabyte of digits takes most of a second. JSON.parse,
-// which the seed's Zod server read arguments with, makes them Infinity and
+// which the specification's Zod server read arguments with, makes them Infinity and
 // 0; these keep the outcome an exact reading gives against any bound a
 // schema can state (every bound is a float64 in practice): past every
 // bound, or a non-integer closer to zero than any of them.
