@@ -285,6 +285,11 @@ var _ = Describe("Relay journeys (continue_journey, POST /v1/session/connectors)
 		for name, body := range map[string]any{
 			"installed not a boolean": map[string]any{"context": ctx, "connectors": []any{reported(c.ID, "installed", "yes")}},
 			"not an object":           []any{1},
+			// The contract's SessionConnectorsReport: both members required,
+			// no others.
+			"no connectors":     map[string]any{"context": ctx},
+			"no context":        map[string]any{"connectors": []any{reported(c.ID)}},
+			"an unknown member": map[string]any{"context": ctx, "connectors": []any{reported(c.ID)}, "extra": 1},
 		} {
 			By(name)
 			expectRefusal(postConnectors(body), http.StatusBadRequest, "invalid_request")

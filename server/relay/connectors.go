@@ -27,7 +27,11 @@ var _ api.StrictServerInterface = connectorReports{}
 // mountConnectors registers the route on mux behind the endpoint's own
 // authentication, so that the report is made as the same actor the tools
 // see.
-func (s *Server) mountConnectors(m mcphttp.Mount, mux *http.ServeMux) {
+func (s *Server) mountConnectors(m mcphttp.Mount, mux *http.ServeMux) error {
+	schema, err := compileReportSchema()
+	if err != nil {
+		return err
+	}
 	si := api.NewStrictHandlerWithOptions(connectorReports{s}, nil, api.StrictHTTPServerOptions{
 		RequestErrorHandlerFunc: func(w http.ResponseWriter, _ *http.Request, err error) {
 			writeJSON(w, http.StatusBadRequest, api.RelayErrorResponse{Error: "invalid_request", Message: "the body is not a connector report: " + err.Error()})
@@ -37,7 +41,13 @@ func (s *Server) mountConnectors(m mcphttp.Mount, mux *http.ServeMux) {
 			http.Error(w, "internal error", http.StatusInternalServerError)
 		},
 	})
-	api.HandlerWithOptions(si, api.StdHTTPServerOptions{BaseRouter: mux, Middlewares: []api.MiddlewareFunc{func(h http.Handler) http.Handler { return m.Protect(ScopeJourneysWrite, h) }}})
+	// Middlewares run last-listed first: the access check, then the body
+	// held to the contract, then the strict handler.
+	api.HandlerWithOptions(si, api.StdHTTPServerOptions{BaseRouter: mux, Middlewares: []api.MiddlewareFunc{
+		func(h http.Handler) http.Handler { return checkReport(schema, h) },
+		func(h http.Handler) http.Handler { return m.Protect(ScopeJourneysWrite, h) },
+	}})
+	return nil
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

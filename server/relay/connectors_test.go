@@ -205,6 +205,28 @@ func TestConnectorReportRefusals(t *testing.T) {
 	if code, _ := h.report(t, rc, connector("stays", true, true, true), connector("stays", false, false, false)); code != 400 {
 		t.Errorf("a connector listed twice: %d", code)
 	}
+	// Bodies the contract refuses (contracts/openapi.yaml,
+	// SessionConnectorsReport), which a decoder alone would take.
+	ctxJSON, _ := json.Marshal(rc)
+	for name, body := range map[string]string{
+		"no connectors":                `{"context":` + string(ctxJSON) + `}`,
+		"no context":                   `{"connectors":[]}`,
+		"an unknown member":            `{"context":` + string(ctxJSON) + `,"connectors":[],"extra":1}`,
+		"a connector without a flag":   `{"context":` + string(ctxJSON) + `,"connectors":[{"id":"stays","installed":true,"enabled":true}]}`,
+		"a connector's unknown member": `{"context":` + string(ctxJSON) + `,"connectors":[{"id":"stays","installed":true,"enabled":true,"authorized":true,"x":1}]}`,
+		"a flag that is a string":      `{"context":` + string(ctxJSON) + `,"connectors":[{"id":"stays","installed":"yes","enabled":true,"authorized":true}]}`,
+	} {
+		resp, err := h.hc.Post(h.base+relay.ConnectorsPath, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&got)
+		resp.Body.Close()
+		if resp.StatusCode != 400 || got["error"] != "invalid_request" {
+			t.Errorf("%s: %d %v, want 400 invalid_request", name, resp.StatusCode, got)
+		}
+	}
 	if r := h.continueTo(t, rc, "stays", nil); r.Status != "installation_unknown" {
 		t.Errorf("a refused report was stored: %+v", r)
 	}

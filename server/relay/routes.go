@@ -25,7 +25,9 @@ const (
 // routes registers Relay's plain HTTP documents and its connector reports
 // on the host's mux.
 func (s *Server) routes(m mcphttp.Mount, mux *http.ServeMux) error {
-	s.mountConnectors(m, mux)
+	if err := s.mountConnectors(m, mux); err != nil {
+		return err
+	}
 	mux.HandleFunc("GET "+DocsPath, redirectDocs)
 	mux.HandleFunc("GET "+SchemasPath+"{file}", func(w http.ResponseWriter, r *http.Request) {
 		switch f := r.PathValue("file"); f {
