@@ -30,17 +30,7 @@ import (
 // Like TestTypeScriptSDK it needs the Node 22 of `make npm`, and is
 // skipped without node_modules.
 func TestStdioWithTypeScriptSDK(t *testing.T) {
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	node := filepath.Join(root, "node_modules", ".bin", "node")
-	sdk := filepath.Join(root, "node_modules", "@modelcontextprotocol", "sdk", "package.json")
-	for _, f := range []string{node, sdk} {
-		if _, err := os.Stat(f); err != nil {
-			t.Skipf("stdio test needs the pinned Node tooling (run `make npm`): %v", err)
-		}
-	}
+	node, root := testserver.Node(t, "@modelcontextprotocol/sdk"), testserver.ModuleRoot(t)
 	bin := testserver.Build(t)
 	s := sample(t, "estimate_fare.success")
 	var req struct {

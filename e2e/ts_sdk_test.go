@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tridenttaxis/trident-mcp/internal/devissuer"
+	"github.com/tridenttaxis/trident-mcp/internal/testserver"
 )
 
 // TestTypeScriptSDK runs e2e/ts/oauth-flow.mjs: the official TypeScript
@@ -24,17 +25,7 @@ import (
 // It needs the Node 22 that `make npm` installs into node_modules; without
 // node_modules it is skipped, and `make test` always installs it first.
 func TestTypeScriptSDK(t *testing.T) {
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	node := filepath.Join(root, "node_modules", ".bin", "node")
-	sdk := filepath.Join(root, "node_modules", "@modelcontextprotocol", "sdk", "package.json")
-	for _, f := range []string{node, sdk} {
-		if _, err := os.Stat(f); err != nil {
-			t.Skipf("TypeScript SDK test needs the pinned Node tooling (run `make npm`): %v", err)
-		}
-	}
+	node, root := testserver.Node(t, "@modelcontextprotocol/sdk"), testserver.ModuleRoot(t)
 
 	p := newPair(t, pairConfig{})
 	s := sample(t, "estimate_fare.success")

@@ -186,3 +186,22 @@ func tail(s string, n int) string {
 	}
 	return "…" + s[len(s)-n:]
 }
+
+// Node returns the pinned Node 22 of `make npm` (node_modules/.bin/node),
+// and skips tb when it or one of the npm packages named is not installed:
+// the tests that drive the official TypeScript SDK need both, and `make
+// test` always installs them first.
+func Node(tb testing.TB, packages ...string) string {
+	tb.Helper()
+	root := ModuleRoot(tb)
+	node := filepath.Join(root, "node_modules", ".bin", "node")
+	for _, f := range append([]string{node}, packages...) {
+		if f != node {
+			f = filepath.Join(root, "node_modules", filepath.FromSlash(f), "package.json")
+		}
+		if _, err := os.Stat(f); err != nil {
+			tb.Skipf("needs the pinned Node tooling (run `make npm`): %v", err)
+		}
+	}
+	return node
+}

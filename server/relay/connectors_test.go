@@ -215,6 +215,7 @@ func TestConnectorReportRefusals(t *testing.T) {
 		"a connector without a flag":   `{"context":` + string(ctxJSON) + `,"connectors":[{"id":"stays","installed":true,"enabled":true}]}`,
 		"a connector's unknown member": `{"context":` + string(ctxJSON) + `,"connectors":[{"id":"stays","installed":true,"enabled":true,"authorized":true,"x":1}]}`,
 		"a flag that is a string":      `{"context":` + string(ctxJSON) + `,"connectors":[{"id":"stays","installed":"yes","enabled":true,"authorized":true}]}`,
+		"a number beyond float64":      `{"context":` + string(ctxJSON) + `,"connectors":[{"id":"stays","installed":1e99999999999,"enabled":true,"authorized":true}]}`,
 	} {
 		resp, err := h.hc.Post(h.base+relay.ConnectorsPath, "application/json", strings.NewReader(body))
 		if err != nil {

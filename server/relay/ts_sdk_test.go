@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -24,11 +23,7 @@ func TestTypeScriptSDK(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs Node")
 	}
-	root := testserver.ModuleRoot(t)
-	node := filepath.Join(root, "node_modules", ".bin", "node")
-	if _, err := os.Stat(filepath.Join(root, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
-		t.Skipf("needs the pinned Node tooling (make npm): %v", err)
-	}
+	node := testserver.Node(t, "@modelcontextprotocol/sdk")
 	base := testserver.Start(t, testserver.Build(t), testserver.FreeAddr(t))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
