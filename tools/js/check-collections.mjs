@@ -6,7 +6,11 @@
 //   - Insomnia: the export is parsed by Insomnia's importer package
 //     (insomnia-importers, the 'insomnia-4' importer the app uses), each
 //     request is rendered with the Base environment and sent to MCP_ENDPOINT,
-//     and its reply is compared with the sample it was generated from.
+//     and its reply is compared with the sample it was generated from (the
+//     Relay journey's, which have no sample, with the expectation the Postman
+//     test script of the same request holds). Response tags, with which the
+//     journey's requests read the context of its first reply, are rendered as
+//     Insomnia renders them (jsonpath-plus, its JSONPath library).
 // Usage: MCP_ENDPOINT=http://127.0.0.1:PORT/mcp node check-collections.mjs
 import { readFileSync } from "node:fs";
 import { join, dirname } from "node:path";
@@ -16,6 +20,7 @@ import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
 const { Collection } = require("postman-collection");
 const importers = require("insomnia-importers");
+const { JSONPath } = require("jsonpath-plus");
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const read = (p) => readFileSync(join(root, p), "utf8");
@@ -61,40 +66,74 @@ for (const item of probes) {
   const test = item.events.listeners("test").map((l) => l.script.exec.join("\n")).join("\n");
   check(test.includes('pm.variables.set("serverMode"'), "postman probe: its test script must record the mode");
 }
+// The Relay journey's requests carry the context of its first reply in
+// collection variables, which that reply's test script sets.
+const chained = { journeyContext: "{}", journeyId: "jny" };
+const relayFolders = ["Relay rides", "Relay journey"];
+const expectedOf = (item) => {
+  const line = item.events.listeners("test")[0]?.script.exec[0] || "";
+  const m = line.match(/^const expected = (.*);$/);
+  return m ? JSON.parse(m[1]) : null;
+};
+const journeyExpected = new Map();
 for (const item of pmItems.filter((it) => it.name !== probeName)) {
   const req = item.request;
   const folder = item.parent()?.name;
   const where = `postman '${folder}/${item.name}'`;
   check(req.method === "POST", `${where}: method ${req.method}`);
-  const wantURL = folder === "Relay rides" ? "{{ridesEndpoint}}" : "{{mcpEndpoint}}";
+  let body = null;
+  try { body = JSON.parse(req.body.raw.replace(/\{\{(\w+)\}\}/g, (t, k) => chained[k] ?? t)); } catch (e) { fail(`${where}: body is not JSON`); }
+  // The connector report is a plain JSON request beside the MCP endpoint.
+  const plain = body && !("jsonrpc" in body);
+  const relay = relayFolders.includes(folder);
+  const wantURL = plain ? "{{connectorsEndpoint}}" : relay ? "{{ridesEndpoint}}" : "{{mcpEndpoint}}";
   check(req.url.toString() === wantURL, `${where}: url ${req.url.toString()}`);
+  check(!plain || folder === "Relay journey", `${where}: a plain request outside the journey folder`);
   const h = Object.fromEntries(req.headers.all().map((x) => [x.key, x]));
   check(h["Content-Type"]?.value === "application/json", `${where}: Content-Type`);
   // The 406 sample narrows Accept on purpose; every other request sends both types.
-  const accept = item.name === "errors/not_acceptable" ? "application/json" : "application/json, text/event-stream";
+  const accept = item.name === "errors/not_acceptable" || plain ? "application/json" : "application/json, text/event-stream";
   check(h["Accept"]?.value === accept && !h["Accept"]?.disabled, `${where}: Accept ${h["Accept"]?.value}`);
-  check(h["MCP-Protocol-Version"]?.value === "2025-06-18", `${where}: MCP-Protocol-Version`);
-  check(h["Authorization"]?.value === "Bearer {{accessToken}}", `${where}: Authorization header missing`);
-  // Public mode must not send it: disabled everywhere, and the pre-request
-  // script sends accessToken when one is set (never on the anonymous 401 call).
-  check(Boolean(h["Authorization"]?.disabled), `${where}: Authorization disabled=${h["Authorization"]?.disabled}`);
-  try { JSON.parse(req.body.raw); } catch (e) { fail(`${where}: body is not JSON`); }
-  const tests = item.events.listeners("test");
-  check(tests.length === 1 && tests[0].script.exec.length > 10, `${where}: no test script`);
-  const pre = item.events.listeners("prerequest").map((l) => l.script.exec.join("\n")).join("\n");
-  const anonymous = item.name === "errors/unauthorized";
+  check(plain ? !h["MCP-Protocol-Version"] : h["MCP-Protocol-Version"]?.value === "2025-06-18", `${where}: MCP-Protocol-Version`);
   // Relay is a resource of its own: its requests send ridesAccessToken, and
   // skip themselves against an OAuth server when it is not set.
-  const relay = folder === "Relay rides";
   const tokenVar = relay ? "ridesAccessToken" : "accessToken";
+  check(h["Authorization"]?.value === `Bearer {{${tokenVar}}}`, `${where}: Authorization header ${h["Authorization"]?.value}`);
+  // Public mode must not send it: disabled everywhere, and the pre-request
+  // script sends the token when one is set (never on the anonymous 401 call).
+  check(Boolean(h["Authorization"]?.disabled), `${where}: Authorization disabled=${h["Authorization"]?.disabled}`);
+  const tests = item.events.listeners("test");
+  check(tests.length === 1 && tests[0].script.exec.length > 5 && expectedOf(item), `${where}: no test script with its expectation`);
+  if (folder === "Relay journey") journeyExpected.set(item.name, expectedOf(item));
+  const pre = item.events.listeners("prerequest").map((l) => l.script.exec.join("\n")).join("\n");
+  const anonymous = item.name === "errors/unauthorized";
   check(pre.includes(`pm.variables.get("${tokenVar}")`) !== anonymous, `${where}: the pre-request script ${anonymous ? "must not send" : "must send"} ${tokenVar}`);
   check(pre.includes("pm.execution.skipRequest()") === (folder === "OAuth mode" || relay), `${where}: only the OAuth mode and Relay folders skip themselves`);
   if (relay) check(pre.includes('pm.variables.get("serverMode") === "oauth"'), `${where}: a Relay request skips only against an OAuth server`);
 }
+// The journey folder opens with the search whose reply sets the variables
+// every later request of the folder carries.
+{
+  const journey = pmItems.filter((it) => it.parent()?.name === "Relay journey");
+  const save = journey.length ? expectedOf(journey[0])?.save || {} : {};
+  check(journey.length > 1 && save.journeyContext === "$.result.structuredContent.relay_context" && save.journeyId === "$.result.structuredContent.relay_context.journey_id",
+    `postman: the Relay journey folder must open with a request saving journeyContext and journeyId, got ${JSON.stringify(save)}`);
+  for (const item of journey.slice(1)) {
+    const pre = item.events.listeners("prerequest").map((l) => l.script.exec.join("\n")).join("\n");
+    check(item.request.body.raw.includes("{{journeyContext}}") && pre.includes('pm.variables.get("journeyContext")'),
+      `postman 'Relay journey/${item.name}': must carry {{journeyContext}} and refuse to run without it`);
+  }
+  const statuses = new Set([...journeyExpected.values()].map((e) => e.toolStatus).filter(Boolean));
+  for (const st of ["installation_unknown", "ready", "proposal", "connection_required", "disabled", "unauthorized", "unavailable"]) {
+    check(statuses.has(st), `postman: the Relay journey folder reaches no continue_journey status ${st}`);
+  }
+}
 const vars = Object.fromEntries(pm.variables.all().map((v) => [v.key, v.value]));
 check(vars.mcpEndpoint === "https://tridenttaxis.online/mcp", "postman: mcpEndpoint default");
 check(vars.ridesEndpoint === "https://tridenttaxis.online/mcp/rides", "postman: ridesEndpoint default");
-check(vars.accessToken === "", "postman: accessToken must be blank");
+check(vars.connectorsEndpoint === "https://tridenttaxis.online/v1/session/connectors", "postman: connectorsEndpoint default");
+check(vars.accessToken === "" && vars.ridesAccessToken === "", "postman: accessToken and ridesAccessToken must be blank");
+check(vars.journeyContext === "" && vars.journeyId === "", "postman: journeyContext and journeyId start blank");
 
 // ---- Insomnia --------------------------------------------------------------
 const insRaw = read("collections/trident.insomnia.json");
@@ -105,7 +144,8 @@ const byId = new Map(resources.map((r) => [r._id, r]));
 const workspace = resources.filter((r) => r._type === "workspace");
 check(workspace.length === 1, "insomnia: want one workspace");
 const env = resources.find((r) => r._type === "environment" && r.parentId === workspace[0]?._id);
-check(env && env.data.mcpEndpoint === "https://tridenttaxis.online/mcp" && env.data.ridesEndpoint === "https://tridenttaxis.online/mcp/rides" && env.data.accessToken === "", "insomnia: base environment");
+check(env && env.data.mcpEndpoint === "https://tridenttaxis.online/mcp" && env.data.ridesEndpoint === "https://tridenttaxis.online/mcp/rides" &&
+  env.data.connectorsEndpoint === "https://tridenttaxis.online/v1/session/connectors" && env.data.accessToken === "" && env.data.ridesAccessToken === "", "insomnia: base environment");
 for (const r of resources) {
   if (r._type !== "workspace") check(byId.has(r.parentId), `insomnia: ${r._id} has a dangling parentId`);
 }
@@ -113,7 +153,8 @@ const requests = resources.filter((r) => r._type === "request");
 for (const r of requests) {
   const auth = r.headers.find((h) => h.name === "Authorization");
   const folder = byId.get(r.parentId)?.name;
-  check(auth?.value === "Bearer {{ _.accessToken }}" && Boolean(auth.disabled),
+  const tokenVar = relayFolders.includes(folder) ? "ridesAccessToken" : "accessToken";
+  check(auth?.value === `Bearer {{ _.${tokenVar} }}` && Boolean(auth.disabled),
     `insomnia '${folder}/${r.name}': Authorization header ${JSON.stringify(auth)}`);
 }
 // Insomnia runs no scripts, so it has no mode probe; every tools/call is in both.
@@ -129,7 +170,27 @@ if (!endpoint) {
 } else {
   // Relay is mounted beside Trident: MCP_ENDPOINT + /rides.
   const rides = process.env.RIDES_ENDPOINT || endpoint.replace(/\/+$/, "") + "/rides";
-  const render = (s) => s.replace(/\{\{\s*_\.(\w+)\s*\}\}/g, (_, k) => (k === "mcpEndpoint" ? endpoint : k === "ridesEndpoint" ? rides : env.data[k]));
+  // The connector reports go to the same host, at /v1/session/connectors.
+  const connectors = process.env.CONNECTORS_ENDPOINT || new URL("/v1/session/connectors", endpoint).href;
+  const given = { mcpEndpoint: endpoint, ridesEndpoint: rides, connectorsEndpoint: connectors };
+  // The last reply of each request, for the response tags that read it.
+  const replies = new Map();
+  const render = (s) => s
+    .replace(/\{\{\s*_\.(\w+)\s*\}\}/g, (_, k) => given[k] ?? env.data[k])
+    .replace(/\{%\s*response\s+(.*?)\s*%\}/g, (tag, args) => responseTag(tag, args));
+  // responseTag renders {% response 'body', 'req_…', 'b64::<JSONPath>::46b', 'never', 60 %}
+  // as Insomnia's response tag does: the filter over the request's last
+  // body, one result given as it is when a string and as JSON otherwise.
+  const responseTag = (tag, args) => {
+    const [attr, reqId, filter, trigger] = [...args.matchAll(/'([^']*)'/g)].map((m) => m[1]);
+    check(attr === "body" && trigger === "never" && byId.has(reqId), `insomnia: response tag ${tag} must read the body of a request of this export, never resending it`);
+    const body = replies.get(reqId);
+    if (body === undefined) { fail(`insomnia: ${tag} reads request ${byId.get(reqId)?.name}, not sent before it`); return ""; }
+    const path = filter.startsWith("b64::") ? Buffer.from(filter.slice(5).replace(/::46b$/, ""), "base64").toString("utf8") : filter;
+    const results = JSONPath({ json: JSON.parse(body), path });
+    if (results.length !== 1) { fail(`insomnia: ${tag}: ${path} gives ${results.length} results`); return ""; }
+    return typeof results[0] === "string" ? results[0] : JSON.stringify(results[0]);
+  };
   const samples = {};
   const walk = (dir) => {
     for (const e of require("node:fs").readdirSync(join(root, dir), { withFileTypes: true })) {
@@ -147,6 +208,7 @@ if (!endpoint) {
     for (const h of r.headers) if (!h.disabled) headers[h.name] = render(h.value);
     const res = await fetch(render(r.url), { method: r.method, headers, body: render(r.body.text) });
     const text = await res.text();
+    replies.set(r._id, text);
     const ct = res.headers.get("content-type") || "";
     const where = `insomnia '${folder}/${r.name}'`;
     let frame = null;
@@ -166,7 +228,9 @@ if (!endpoint) {
     // Relay's by rides/ and its sample file, whose status they must answer
     // (their ids and signatures are fresh on every call).
     const sample = samples[r.name.replace(/ \(streamed\)$/, "")];
-    if (r.name.startsWith("rides/")) {
+    if (folder === "Relay journey") {
+      checkJourney(where, journeyExpected.get(r.name), res.status, frame);
+    } else if (r.name.startsWith("rides/")) {
       const rs = JSON.parse(read("contracts/relay/samples/" + r.name.slice("rides/".length) + ".json"));
       const want = rs.response.result;
       check(res.status === 200 && frame?.result && Boolean(frame.result.isError) === Boolean(want.isError) &&
@@ -183,6 +247,24 @@ if (!endpoint) {
     ran++;
   }
   console.log(`insomnia: ran ${ran} requests against ${endpoint}`);
+}
+
+// checkJourney holds one reply of the Relay journey to the expectation the
+// Postman test script of the same request checks.
+function checkJourney(where, e, status, frame) {
+  if (!e) { fail(`${where}: no Postman request of that name`); return; }
+  const same = (a, b) => JSON.stringify(sortKeys(a ?? null)) === JSON.stringify(sortKeys(b ?? null));
+  check(status === e.status, `${where}: HTTP ${status}, want ${e.status}`);
+  if (e.report) {
+    check(same(frame?.connectors, e.report), `${where}: the stored report ${JSON.stringify(frame?.connectors)}, want ${JSON.stringify(e.report)}`);
+    return;
+  }
+  const sc = frame?.result?.structuredContent;
+  check(frame?.result && !frame.result.isError && sc?.status === e.toolStatus, `${where}: want status ${e.toolStatus}, got ${JSON.stringify(frame).slice(0, 200)}`);
+  if (e.continueJourney) {
+    check(same(sc?.next_action, e.nextAction), `${where}: next_action ${JSON.stringify(sc?.next_action)}, want ${JSON.stringify(e.nextAction ?? null)}`);
+    check(same([...(sc?.missing_fields || [])].sort(), [...(e.missingFields || [])].sort()), `${where}: missing_fields ${JSON.stringify(sc?.missing_fields)}`);
+  }
 }
 
 function sortKeys(v) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/base64"
 	"encoding/json"
 
 	"github.com/tridenttaxis/trident-mcp/contracts"
@@ -23,12 +24,13 @@ func insomniaExport(m *contracts.Manifest, calls []call) ([]byte, error) {
 		map[string]any{
 			"_id": id("env_", "base"), "_type": "environment", "parentId": wrk, "modified": 0, "created": 0,
 			"name": "Base Environment", "isPrivate": false, "color": nil, "metaSortKey": 0,
-			"data":              map[string]any{"mcpEndpoint": DefaultEndpoint, "ridesEndpoint": DefaultRidesEndpoint, "accessToken": ""},
-			"dataPropertyOrder": map[string]any{"&": []string{"mcpEndpoint", "ridesEndpoint", "accessToken"}},
+			"data": map[string]any{"mcpEndpoint": DefaultEndpoint, "ridesEndpoint": DefaultRidesEndpoint,
+				"connectorsEndpoint": DefaultConnectorsEndpoint, "accessToken": "", "ridesAccessToken": ""},
+			"dataPropertyOrder": map[string]any{"&": []string{"mcpEndpoint", "ridesEndpoint", "connectorsEndpoint", "accessToken", "ridesAccessToken"}},
 		},
 	}
 	folderOf := func(c call) string {
-		if c.Folder == FolderOAuth || c.Folder == FolderRelay {
+		if c.Folder == FolderOAuth || c.Folder == FolderRelay || c.Folder == FolderJourney {
 			return c.Folder
 		}
 		var req struct {
@@ -60,30 +62,27 @@ func insomniaExport(m *contracts.Manifest, calls []call) ([]byte, error) {
 			res = append(res, map[string]any{
 				"_id": fid, "_type": "request_group", "parentId": wrk, "modified": 0, "created": 0,
 				"name": f, "description": "", "environment": map[string]any{}, "environmentPropertyOrder": nil,
-				"metaSortKey": -(len(folders) * 1000),
+				"metaSortKey": len(folders) * 1000,
 			})
 		}
 		var hs []map[string]any
-		for _, h := range headers(c.Headers) {
+		for _, h := range headers(c) {
 			hs = append(hs, map[string]any{"name": h[0], "value": h[1]})
 		}
-		desc := "OAuth mode only: set accessToken in the Base environment and enable this header."
+		desc := "OAuth mode only: set " + tokenVar(c) + " in the Base environment and enable this header."
 		if c.Anonymous {
 			desc = "Left disabled on purpose: this request shows what a call without a token gets."
 		}
 		hs = append(hs, map[string]any{
-			"name": "Authorization", "value": "Bearer {{ _.accessToken }}", "disabled": true, "description": desc,
+			"name": "Authorization", "value": "Bearer {{ _." + tokenVar(c) + " }}", "disabled": true, "description": desc,
 		})
-		url := "{{ _.mcpEndpoint }}"
-		if c.Rides {
-			url = "{{ _.ridesEndpoint }}"
-		}
 		res = append(res, map[string]any{
-			"_id": id("req_", c.Folder, c.Name), "_type": "request", "parentId": fid, "modified": 0, "created": 0,
-			"name": c.Name, "description": c.Description, "method": "POST", "url": url,
-			"body":       map[string]any{"mimeType": "application/json", "text": string(c.Body)},
+			"_id": insomniaID(c), "_type": "request", "parentId": fid, "modified": 0, "created": 0,
+			"name": c.Name, "description": c.Description, "method": "POST", "url": "{{ _." + c.endpointVar() + " }}",
+			"body":       map[string]any{"mimeType": "application/json", "text": bodyFor(c, insomniaValue)},
 			"parameters": []any{}, "headers": hs, "authentication": map[string]any{},
-			"metaSortKey": -(i + 1), "isPrivate": false,
+			// In the order of the calls, so that the journey's requests run in sequence.
+			"metaSortKey": i + 1, "isPrivate": false,
 			"settingStoreCookies": true, "settingSendCookies": true, "settingDisableRenderRequestBody": false,
 			"settingEncodeUrl": true, "settingRebuildPath": true, "settingFollowRedirects": "global",
 		})
@@ -93,4 +92,22 @@ func insomniaExport(m *contracts.Manifest, calls []call) ([]byte, error) {
 		"__export_source": "trident-mcp.gen-collections:v" + m.Server.Version,
 		"resources":       res,
 	}), nil
+}
+
+// insomniaID is a call's request id, which response tags name.
+func insomniaID(c call) string { return id("req_", c.Folder, c.Name) }
+
+// insomniaValue is how Insomnia substitutes a chained value: a response
+// tag reading it from the last reply of the request that produced it (the
+// journey's search; with 'never' the tag never resends that request, so
+// it must be sent first). Insomnia's JSONPath filter returns a string as
+// it is and anything else as JSON, so an object is spliced bare and a
+// string inside the body's quotes.
+func insomniaValue(v chained) string {
+	tag := "{% response 'body', '" + insomniaID(call{Folder: FolderJourney, Name: journeySearch}) + "', 'b64::" +
+		base64.StdEncoding.EncodeToString([]byte(v.Path)) + "::46b', 'never', 60 %}"
+	if v.Object {
+		return tag
+	}
+	return `"` + tag + `"`
 }

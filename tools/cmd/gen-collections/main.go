@@ -2,8 +2,10 @@
 // a Postman Collection v2.1.0, an Insomnia v4 export and the manifest listing
 // both, into collections/. Each tool gets one request (built from its success
 // sample) and every sample pair becomes an example request whose test script
-// asserts the documented response. Output is deterministic (ids derive from
-// names, dates are fixed) so `make check-generated` can compare it.
+// asserts the documented response; Relay's folders add its samples and one
+// journey walked through every continue_journey status (journey.go).
+// Output is deterministic (ids derive from names, dates are fixed) so
+// `make check-generated` can compare it.
 //
 // Usage: go run ./tools/cmd/gen-collections -out collections
 package main
@@ -27,6 +29,10 @@ const DefaultEndpoint = "https://tridenttaxis.online/mcp"
 
 // DefaultRidesEndpoint is the Relay rides endpoint beside it, the default ridesEndpoint.
 const DefaultRidesEndpoint = DefaultEndpoint + "/rides"
+
+// DefaultConnectorsEndpoint is Relay's connector-report route on the same
+// host (POST /v1/session/connectors), the default connectorsEndpoint.
+const DefaultConnectorsEndpoint = "https://tridenttaxis.online/v1/session/connectors"
 
 // Folder names. `make test` runs the whole collection with newman against a
 // public server and against one in OAuth mode (with a token); the OAuth
@@ -68,8 +74,23 @@ type call struct {
 	// Anonymous: the request never carries a token (the 401 sample), so
 	// it shows its documented answer even in a run that has one.
 	Anonymous bool
-	// Rides sends the request to ridesEndpoint instead of mcpEndpoint.
+	// Rides sends the request to ridesEndpoint instead of mcpEndpoint,
+	// with ridesAccessToken.
 	Rides bool
+	// HTTP: a plain JSON request to connectorsEndpoint (the connector
+	// report), not a JSON-RPC one.
+	HTTP bool
+}
+
+// endpointVar is the variable holding the call's URL.
+func (c call) endpointVar() string {
+	switch {
+	case c.HTTP:
+		return "connectorsEndpoint"
+	case c.Rides:
+		return "ridesEndpoint"
+	}
+	return "mcpEndpoint"
 }
 
 // expectation is what the request's test script checks.
@@ -88,6 +109,18 @@ type expectation struct {
 	// carry fresh ids and signatures, so only the status is compared.
 	ToolStatus string `json:"toolStatus,omitempty"`
 	Refusal    bool   `json:"refusal,omitempty"`
+	// Save: collection variables the reply sets (name → JSONPath), for
+	// the requests after it (the journey folder).
+	Save map[string]string `json:"save,omitempty"`
+	// ContinueJourney: a continue_journey reply, whose next_action must be
+	// NextAction exactly (none unless ready) and whose missing_fields must
+	// be MissingFields.
+	ContinueJourney bool            `json:"continueJourney,omitempty"`
+	NextAction      json.RawMessage `json:"nextAction,omitempty"`
+	MissingFields   []string        `json:"missingFields,omitempty"`
+	// Report is the stored connector report a POST /v1/session/connectors
+	// must answer.
+	Report json.RawMessage `json:"report,omitempty"`
 }
 
 func run(out string) error {
@@ -145,6 +178,11 @@ func run(out string) error {
 		return err
 	}
 	calls = append(calls, rc...)
+	jc, err := journeyCalls()
+	if err != nil {
+		return err
+	}
+	calls = append(calls, jc...)
 
 	postman, err := postmanCollection(m, calls)
 	if err != nil {
@@ -155,7 +193,7 @@ func run(out string) error {
 		return err
 	}
 	index := mustPretty(map[string]any{
-		"description": "One-click API client collections for the " + m.Server.Name + " MCP endpoint and the Relay rides endpoint beside it. Variables: mcpEndpoint (default " + DefaultEndpoint + "), ridesEndpoint (default " + DefaultRidesEndpoint + ") accessToken and ridesAccessToken (blank; OAuth mode only: tokens for each endpoint's resource).",
+		"description": "One-click API client collections for the " + m.Server.Name + " MCP endpoint and the Relay rides endpoint beside it. Variables: mcpEndpoint (default " + DefaultEndpoint + "), ridesEndpoint (default " + DefaultRidesEndpoint + "), connectorsEndpoint (default " + DefaultConnectorsEndpoint + ", where the host reports a session's connectors), accessToken and ridesAccessToken (blank; OAuth mode only: tokens for each endpoint's resource). The Relay journey folder runs in order: its first request opens a journey whose relay_context the others carry.",
 		"collections": map[string]any{
 			"postman":  map[string]string{"$ref": "trident.postman_collection.json", "name": "Postman collection", "format": "Postman Collection v2.1.0", "import": "Postman → File → Import → drop this file. For OAuth mode, edit the accessToken variable: the requests' pre-request scripts then send the Authorization header."},
 			"insomnia": map[string]string{"$ref": "trident.insomnia.json", "name": "Insomnia workspace", "format": "Insomnia v4 export", "import": "Insomnia → Preferences → Data → Import → From File. Edit the Base environment (accessToken) for OAuth mode."},
@@ -163,6 +201,7 @@ func run(out string) error {
 		"variables": []map[string]string{
 			{"name": "mcpEndpoint", "default": DefaultEndpoint},
 			{"name": "ridesEndpoint", "default": DefaultRidesEndpoint},
+			{"name": "connectorsEndpoint", "default": DefaultConnectorsEndpoint},
 			{"name": "accessToken", "default": ""},
 			{"name": "ridesAccessToken", "default": ""},
 		},
@@ -196,21 +235,27 @@ var FS embed.FS
 	return nil
 }
 
-// relayCalls are the Relay folder's requests, from the Relay samples.
-func relayCalls() ([]call, error) {
+// relaySample is one Relay sample by name.
+func relaySample(name string) (contracts.Sample, error) {
 	samples, err := contracts.Relay.Samples()
 	if err != nil {
-		return nil, err
+		return contracts.Sample{}, err
 	}
-	byName := map[string]contracts.Sample{}
 	for _, s := range samples {
-		byName[s.Name] = s
+		if s.Name == name {
+			return s, nil
+		}
 	}
+	return contracts.Sample{}, fmt.Errorf("no Relay sample %s", name)
+}
+
+// relayCalls are the Relay folder's requests, from the Relay samples.
+func relayCalls() ([]call, error) {
 	var out []call
 	for _, name := range relaySamples {
-		s, ok := byName[name]
-		if !ok {
-			return nil, fmt.Errorf("no Relay sample %s", name)
+		s, err := relaySample(name)
+		if err != nil {
+			return nil, err
 		}
 		var resp struct {
 			Result struct {

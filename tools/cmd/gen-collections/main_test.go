@@ -134,7 +134,8 @@ func TestPostmanCollection(t *testing.T) {
 	for _, v := range c.Variable {
 		vars[v.Key] = v.Value
 	}
-	if diff := cmp.Diff(map[string]string{"mcpEndpoint": DefaultEndpoint, "ridesEndpoint": DefaultRidesEndpoint, "accessToken": "", "ridesAccessToken": ""}, vars); diff != "" {
+	if diff := cmp.Diff(map[string]string{"mcpEndpoint": DefaultEndpoint, "ridesEndpoint": DefaultRidesEndpoint, "connectorsEndpoint": DefaultConnectorsEndpoint,
+		"accessToken": "", "ridesAccessToken": "", "journeyContext": "", "journeyId": ""}, vars); diff != "" {
 		t.Errorf("variables (-want +got):\n%s", diff)
 	}
 
@@ -204,12 +205,25 @@ func TestPostmanCollection(t *testing.T) {
 		for _, it := range items {
 			where := folder + "/" + it.Name
 			r := it.Request
+			relay := folder == FolderRelay || folder == FolderJourney
+			// The connector reports are plain JSON requests beside the MCP endpoint.
+			plain := !strings.Contains(r.Body.Raw, `"jsonrpc"`)
 			endpoint := "{{mcpEndpoint}}"
-			if folder == FolderRelay {
+			switch {
+			case plain:
+				endpoint = "{{connectorsEndpoint}}"
+			case relay:
 				endpoint = "{{ridesEndpoint}}"
 			}
 			if r.Method != "POST" || r.URL.Raw != endpoint || r.Body.Mode != "raw" {
 				t.Errorf("%s: %s %s body mode %q", where, r.Method, r.URL.Raw, r.Body.Mode)
+			}
+			// The journey's chained values: the context bare, the id quoted.
+			raw := strings.NewReplacer("{{journeyContext}}", `{"journey_id":"j"}`, "{{journeyId}}", "j").Replace(r.Body.Raw)
+			if plain {
+				if folder != FolderJourney || json.Unmarshal([]byte(raw), new(map[string]any)) != nil {
+					t.Errorf("%s: a plain request must be the journey's and JSON: %s", where, r.Body.Raw)
+				}
 			}
 			var body struct {
 				JSONRPC string `json:"jsonrpc"`
@@ -219,7 +233,7 @@ func TestPostmanCollection(t *testing.T) {
 					Meta map[string]any `json:"_meta"`
 				} `json:"params"`
 			}
-			if err := json.Unmarshal([]byte(r.Body.Raw), &body); err != nil || body.JSONRPC != "2.0" || body.Method != "tools/call" {
+			if err := json.Unmarshal([]byte(raw), &body); !plain && (err != nil || body.JSONRPC != "2.0" || body.Method != "tools/call") {
 				t.Errorf("%s: body is not a tools/call: %v %s", where, err, r.Body.Raw)
 			}
 			h := map[string]pmHeader{}
@@ -230,13 +244,24 @@ func TestPostmanCollection(t *testing.T) {
 			if it.Name == "errors/not_acceptable" {
 				accept = "application/json" // the 406 sample's narrowed Accept
 			}
-			for k, v := range map[string]string{"Content-Type": "application/json", "Accept": accept, "MCP-Protocol-Version": "2025-06-18"} {
+			want := map[string]string{"Content-Type": "application/json", "Accept": accept, "MCP-Protocol-Version": "2025-06-18"}
+			if plain {
+				want = map[string]string{"Content-Type": "application/json", "Accept": "application/json"}
+				if _, ok := h["MCP-Protocol-Version"]; ok {
+					t.Errorf("%s: a plain request sends MCP-Protocol-Version", where)
+				}
+			}
+			for k, v := range want {
 				if h[k].Value != v || h[k].Disabled {
 					t.Errorf("%s: header %s = %+v, want %q enabled", where, k, h[k], v)
 				}
 			}
+			tokenVar := "accessToken"
+			if relay {
+				tokenVar = "ridesAccessToken"
+			}
 			auth, ok := h["Authorization"]
-			if !ok || auth.Value != "Bearer {{accessToken}}" {
+			if !ok || auth.Value != "Bearer {{"+tokenVar+"}}" {
 				t.Errorf("%s: Authorization header %+v", where, auth)
 			}
 			if !auth.Disabled {
@@ -250,17 +275,13 @@ func TestPostmanCollection(t *testing.T) {
 			// server when it is not set.
 			pre := strings.Join(script(t, it, "prerequest"), "\n")
 			anonymous := it.Name == "errors/unauthorized"
-			tokenVar := "accessToken"
-			if folder == FolderRelay {
-				tokenVar = "ridesAccessToken"
-			}
 			if sends := strings.Contains(pre, `pm.variables.get("`+tokenVar+`")`); sends == anonymous {
 				t.Errorf("%s: the pre-request script sends %s = %v, want %v:\n%s", where, tokenVar, sends, !anonymous, pre)
 			}
-			if skips := strings.Contains(pre, "pm.execution.skipRequest()"); skips != (folder == FolderOAuth || folder == FolderRelay) {
-				t.Errorf("%s: skips itself = %v, want %v", where, skips, folder == FolderOAuth || folder == FolderRelay)
+			if skips := strings.Contains(pre, "pm.execution.skipRequest()"); skips != (folder == FolderOAuth || relay) {
+				t.Errorf("%s: skips itself = %v, want %v", where, skips, folder == FolderOAuth || relay)
 			}
-			if folder == FolderRelay && !strings.Contains(pre, `pm.variables.get("serverMode") === "oauth"`) {
+			if relay && !strings.Contains(pre, `pm.variables.get("serverMode") === "oauth"`) {
 				t.Errorf("%s: a Relay request must skip only against an OAuth server:\n%s", where, pre)
 			}
 
@@ -270,7 +291,11 @@ func TestPostmanCollection(t *testing.T) {
 				if !e.ResultOnly || e.Status != 200 {
 					t.Errorf("%s: a tool request must assert a result: %+v", where, e)
 				}
-			case folder == FolderRelay:
+			case plain:
+				if e.Status != 200 || len(e.Report) == 0 {
+					t.Errorf("%s: a connector report must assert the stored report: %+v", where, e)
+				}
+			case relay:
 				if e.ToolStatus == "" || e.Status != 200 || e.ResultOnly == e.Refusal {
 					t.Errorf("%s: a Relay request must assert its status, and a result or a refusal: %+v", where, e)
 				}
@@ -339,12 +364,21 @@ func TestInsomniaExport(t *testing.T) {
 		}
 		requests++
 		folder := parent["name"].(string)
-		url := "{{ _.mcpEndpoint }}"
-		if folder == FolderRelay {
-			url = "{{ _.ridesEndpoint }}"
+		relay := folder == FolderRelay || folder == FolderJourney
+		text := r["body"].(map[string]any)["text"].(string)
+		url, tokenVar := "{{ _.mcpEndpoint }}", "accessToken"
+		switch {
+		case !strings.Contains(text, `"jsonrpc"`):
+			url, tokenVar = "{{ _.connectorsEndpoint }}", "ridesAccessToken"
+		case relay:
+			url, tokenVar = "{{ _.ridesEndpoint }}", "ridesAccessToken"
 		}
 		if r["url"] != url || r["method"] != "POST" {
 			t.Errorf("%s/%v: %v %v", folder, r["name"], r["method"], r["url"])
+		}
+		// The journey's requests read the search's reply with response tags.
+		if folder == FolderJourney && r["name"] != journeySearch && !strings.Contains(text, "{% response 'body', '"+insomniaID(call{Folder: FolderJourney, Name: journeySearch})+"', 'b64::") {
+			t.Errorf("%s/%v: no response tag reading %q: %s", folder, r["name"], journeySearch, text)
 		}
 		var auth map[string]any
 		for _, h := range r["headers"].([]any) {
@@ -352,7 +386,7 @@ func TestInsomniaExport(t *testing.T) {
 				auth = hm
 			}
 		}
-		if auth == nil || auth["value"] != "Bearer {{ _.accessToken }}" || auth["disabled"] != true {
+		if auth == nil || auth["value"] != "Bearer {{ _."+tokenVar+" }}" || auth["disabled"] != true {
 			t.Errorf("%s/%v: Authorization header %v, want present and disabled", folder, r["name"], auth)
 		}
 	}
@@ -385,5 +419,58 @@ func TestIndexNamesBothFiles(t *testing.T) {
 	}
 	if !bytes.Contains(files["embed.gen.go"], []byte("// Code generated")) {
 		t.Error("embed.gen.go lacks the generated-code header")
+	}
+}
+
+// The journey folder reaches every continue_journey status the
+// specification lists, through connector reports, in one run.
+func TestJourneyWalkReachesEveryStatus(t *testing.T) {
+	calls, err := journeyCalls()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls[0].Name != journeySearch || len(calls[0].Expect.Save) != 2 {
+		t.Fatalf("the walk must open with the search saving the context: %+v", calls[0])
+	}
+	var statuses []string
+	reports := 0
+	for _, c := range calls[1:] {
+		if c.HTTP {
+			reports++
+			continue
+		}
+		statuses = append(statuses, c.Expect.ToolStatus)
+		if len(uses(c)) != 2 {
+			t.Errorf("%s: carries %v, want the context and the journey id", c.Name, uses(c))
+		}
+		if (c.Expect.ToolStatus == "ready") != (len(c.Expect.NextAction) > 0) {
+			t.Errorf("%s: next_action %s", c.Name, c.Expect.NextAction)
+		}
+	}
+	want := []string{"connection_required", "disabled", "installation_unknown", "proposal", "ready", "unauthorized", "unavailable"}
+	if diff := cmp.Diff(want, slices.Compact(slices.Sorted(slices.Values(statuses)))); diff != "" {
+		t.Errorf("statuses (-want +got):\n%s", diff)
+	}
+	if reports != 2 {
+		t.Errorf("%d connector reports, want 2", reports)
+	}
+}
+
+// The walk is refused when the registry no longer gives the status it
+// claims, rather than shipping a collection that fails against every server.
+func TestJourneyWalkFollowsTheRegistry(t *testing.T) {
+	on := map[string]registryConnector{"car_rental": {ID: "car_rental", EntryTool: "search_car_rentals", Enabled: true}}
+	if _, err := continueCall(step{"car_rental", "unavailable", ""}, on, secondReport); err == nil {
+		t.Error("a connector switched on in the registry was expected unavailable")
+	}
+	var lacks registryConnector
+	if err := json.Unmarshal([]byte(`{"id":"stays","entry_tool":"search_stays","enabled":true,"arguments":[{"name":"near","from":"origin_airport","required":true}]}`), &lacks); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := continueCall(step{"stays", "ready", ""}, map[string]registryConnector{"stays": lacks}, firstReport); err == nil {
+		t.Error("a connector lacking a required field was expected ready")
+	}
+	if _, err := continueCall(step{"stays", "ready", ""}, map[string]registryConnector{}, firstReport); err == nil {
+		t.Error("a connector the registry lacks was taken")
 	}
 }

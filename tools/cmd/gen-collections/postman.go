@@ -20,22 +20,35 @@ type pmHeader struct {
 	Description string `json:"description,omitempty"`
 }
 
-// headers returns the exact MCP Streamable HTTP headers every request sends,
-// with a sample's overrides (the 406 sample narrows Accept). The
-// Authorization header is added by each format's writer, since they spell
-// the disabled flag and the variable differently.
-func headers(over map[string]string) [][2]string {
+// headers returns the exact MCP Streamable HTTP headers every JSON-RPC
+// request sends, with a sample's overrides (the 406 sample narrows Accept),
+// or a plain JSON request's two. The Authorization header is added by each
+// format's writer, since they spell the disabled flag and the variable
+// differently.
+func headers(c call) [][2]string {
+	if c.HTTP {
+		return [][2]string{{"Content-Type", "application/json"}, {"Accept", "application/json"}}
+	}
 	h := [][2]string{
 		{"Content-Type", "application/json"},
 		{"Accept", "application/json, text/event-stream"},
 		{"MCP-Protocol-Version", "2025-06-18"},
 	}
 	for i := range h {
-		if v, ok := over[h[i][0]]; ok {
+		if v, ok := c.Headers[h[i][0]]; ok {
 			h[i][1] = v
 		}
 	}
 	return h
+}
+
+// postmanValue is how Postman substitutes a chained value: the collection
+// variable, inside the body's quotes for a string and bare for an object.
+func postmanValue(v chained) string {
+	if v.Object {
+		return "{{" + v.Var + "}}"
+	}
+	return `"{{` + v.Var + `}}"`
 }
 
 func postmanCollection(m *contracts.Manifest, calls []call) ([]byte, error) {
@@ -48,27 +61,28 @@ func postmanCollection(m *contracts.Manifest, calls []call) ([]byte, error) {
 			order = append(order, c.Folder)
 		}
 		var hs []pmHeader
-		for _, h := range headers(c.Headers) {
+		for _, h := range headers(c) {
 			hs = append(hs, pmHeader{Key: h[0], Value: h[1], Type: "text"})
 		}
 		hs = append(hs, pmHeader{
-			Key: "Authorization", Value: "Bearer {{accessToken}}", Type: "text", Disabled: true,
+			Key: "Authorization", Value: "Bearer {{" + tokenVar(c) + "}}", Type: "text", Disabled: true,
 			Description: authDescription(c),
 		})
-		endpoint := "{{mcpEndpoint}}"
-		if c.Rides {
-			endpoint = "{{ridesEndpoint}}"
+		endpoint := "{{" + c.endpointVar() + "}}"
+		test := testScript(c.Expect)
+		if c.HTTP {
+			test = reportTestScript(c.Expect)
 		}
 		folders[c.Folder] = append(folders[c.Folder], map[string]any{
 			"name": c.Name,
 			"event": []any{
 				event("prerequest", c.Name, preRequestScript(c)),
-				event("test", c.Name, testScript(c.Expect)),
+				event("test", c.Name, test),
 			},
 			"request": map[string]any{
 				"method":      "POST",
 				"header":      hs,
-				"body":        map[string]any{"mode": "raw", "raw": string(c.Body), "options": map[string]any{"raw": map[string]any{"language": "json"}}},
+				"body":        map[string]any{"mode": "raw", "raw": bodyFor(c, postmanValue), "options": map[string]any{"raw": map[string]any{"language": "json"}}},
 				"url":         map[string]any{"raw": endpoint, "host": []string{endpoint}},
 				"description": c.Description,
 			},
@@ -80,6 +94,7 @@ func postmanCollection(m *contracts.Manifest, calls []call) ([]byte, error) {
 		FolderExamples: "Every sample pair from the contracts: the request and a test script asserting the documented response.",
 		FolderOAuth:    "Samples that apply only when the operator has set MCP_REQUIRE_OAUTH=true. The first request reads the protected-resource metadata: when it names no authorization server the server is public, and the folder's other requests skip themselves, saying so in the console. The 401 sample is sent without a token, whatever accessToken holds.",
 		FolderRelay:    "The Relay rides endpoint (ridesEndpoint): searches between coordinates, a provider entry handoff and two refusals. Each answer carries fresh ids and signatures, so the test script checks its status, not the sample's bytes. In OAuth mode Relay is its own resource: set ridesAccessToken to a token for it; without one these requests skip themselves.",
+		FolderJourney:  "One Relay journey, in order: a search opens it (its test script keeps the reply's relay_context and journey_id in the journeyContext and journeyId variables), the host reports the session's connectors to connectorsEndpoint (POST /v1/session/connectors), and continue_journey answers every status the specification lists: installation_unknown, ready with next_action, proposal with missing_fields, connection_required, disabled, unauthorized and unavailable. In OAuth mode the requests use ridesAccessToken, which needs the rides:read and journeys:write scopes.",
 	}
 	var items []any
 	for _, f := range order {
@@ -96,8 +111,11 @@ func postmanCollection(m *contracts.Manifest, calls []call) ([]byte, error) {
 		"variable": []map[string]string{
 			{"key": "mcpEndpoint", "value": DefaultEndpoint, "type": "string"},
 			{"key": "ridesEndpoint", "value": DefaultRidesEndpoint, "type": "string"},
+			{"key": "connectorsEndpoint", "value": DefaultConnectorsEndpoint, "type": "string"},
 			{"key": "accessToken", "value": "", "type": "string"},
 			{"key": "ridesAccessToken", "value": "", "type": "string"},
+			{"key": journeyContext.Var, "value": "", "type": "string", "description": "Set by \"" + journeySearch + "\": the relay_context of its reply."},
+			{"key": journeyID.Var, "value": "", "type": "string", "description": "Set by \"" + journeySearch + "\": the journey_id of its reply."},
 		},
 	}
 	return mustPretty(coll), nil
@@ -136,7 +154,17 @@ func authDescription(c call) string {
 	if c.Anonymous {
 		return "Left disabled on purpose: this request shows what a call without a token gets."
 	}
-	return "OAuth mode only (MCP_REQUIRE_OAUTH=true): the pre-request script sends it when the accessToken variable is set; public mode sends none."
+	return "OAuth mode only (MCP_REQUIRE_OAUTH=true): the pre-request script sends it when the " + tokenVar(c) + " variable is set; public mode sends none."
+}
+
+// tokenVar is the variable holding a call's bearer token: Relay is a
+// resource of its own (RFC 8707), so a token for mcpEndpoint is not one
+// for ridesEndpoint or the connector reports beside it.
+func tokenVar(c call) string {
+	if c.Rides {
+		return "ridesAccessToken"
+	}
+	return "accessToken"
 }
 
 // uuidFrom makes a deterministic version-5-style UUID from parts.

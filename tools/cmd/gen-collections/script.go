@@ -98,9 +98,51 @@ if (expected.toolStatus) {
     pm.expect(JSON.parse(frame.result.content[0].text)).to.eql(frame.result.structuredContent);
   });
 }
+if (expected.continueJourney) {
+  const sc = (frame && frame.result && frame.result.structuredContent) || {};
+  pm.test(expected.nextAction ? "next_action names the connector, its entry tool and the journey's arguments" : "no next_action unless ready", () => {
+    pm.expect(sc.next_action ?? null).to.eql(expected.nextAction ?? null);
+  });
+  pm.test("missing_fields is " + JSON.stringify(expected.missingFields || []), () => {
+    pm.expect(sc.missing_fields).to.have.members(expected.missingFields || []);
+    pm.expect(sc.missing_fields).to.have.lengthOf((expected.missingFields || []).length);
+  });
+}
 if (expected.result) {
   pm.test("result matches the documented sample", () => pm.expect(frame.result).to.eql(expected.result));
+}
+` + saveScript
+	return strings.Split(script, "\n")
+}
+
+// saveScript keeps the values expected.save names from the reply (frame:
+// the JSON-RPC message) in collection variables for the requests after it,
+// failing the request when one is missing.
+const saveScript = `for (const [name, path] of Object.entries(expected.save || {})) {
+  const value = path.replace(/^\$\./, "").split(".").reduce((o, k) => (o == null ? undefined : o[k]), frame);
+  pm.test("the reply carries " + path + " (kept in " + name + ")", () => pm.expect(value).to.not.equal(undefined));
+  if (value !== undefined) pm.collectionVariables.set(name, typeof value === "string" ? value : JSON.stringify(value));
 }`
+
+// reportTestScript is the test script of a connector report (POST
+// /v1/session/connectors): the stored report comes back for the session
+// of the journey's context, with available defaulted.
+func reportTestScript(e expectation) []string {
+	exp, err := json.Marshal(e)
+	if err != nil {
+		panic(err)
+	}
+	script := `const expected = ` + string(exp) + `;
+pm.test("HTTP status is " + expected.status, () => pm.response.to.have.status(expected.status));
+let body = null;
+try { body = pm.response.json(); } catch (e) { body = null; }
+pm.test("the report as stored, available defaulted", () => {
+  pm.expect(body).to.be.an("object");
+  pm.expect(body.connectors).to.eql(expected.report);
+});
+pm.test("for the session of the journey's relay_context", () => {
+  pm.expect(body.session_id).to.equal(JSON.parse(pm.variables.get("` + journeyContext.Var + `")).session_id);
+});`
 	return strings.Split(script, "\n")
 }
 
@@ -122,11 +164,7 @@ func preRequestScript(c call) []string {
 	if c.Anonymous {
 		return append(lines, `// Sent without a token on purpose, whatever accessToken holds: it shows the documented 401.`)
 	}
-	tokenVar := "accessToken"
 	if c.Rides {
-		// Relay is a resource of its own (RFC 8707): a token for
-		// mcpEndpoint is not one for ridesEndpoint.
-		tokenVar = "ridesAccessToken"
 		lines = append(lines,
 			`// In OAuth mode Relay needs a token for its own resource: skipped without one.`,
 			`if (pm.variables.get("serverMode") === "oauth" && !pm.variables.get("ridesAccessToken")) {`,
@@ -134,9 +172,17 @@ func preRequestScript(c call) []string {
 			`  pm.execution.skipRequest();`,
 			`}`)
 	}
+	for _, v := range uses(c) {
+		lines = append(lines,
+			`// Carries `+v.Var+` from "`+journeySearch+`": send that first.`,
+			`if (!pm.variables.get("`+v.Var+`")) {`,
+			`  throw new Error("`+v.Var+` is not set: send \"`+journeySearch+`\" first; its reply opens the journey this request continues.");`,
+			`}`)
+	}
+	token := tokenVar(c)
 	return append(lines,
-		`// OAuth mode: send `+tokenVar+`, when set, as "Authorization: Bearer <token>".`,
-		`const token = pm.variables.get("`+tokenVar+`");`,
+		`// OAuth mode: send `+token+`, when set, as "Authorization: Bearer <token>".`,
+		`const token = pm.variables.get("`+token+`");`,
 		`if (token) {`,
 		`  pm.request.headers.remove("Authorization");`,
 		`  pm.request.headers.add({ key: "Authorization", value: "Bearer " + token });`,
