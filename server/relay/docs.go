@@ -28,7 +28,10 @@ func (s *Server) docs(m mcphttp.Mount) (docspage.Endpoint, error) {
 		Description: "Find a ride between two coordinates: Relay asks at most two eligible priced sources and answers with signed options " +
 			"(valid for " + s.ttl.String() + " at most, or until the provider's deadline) beside the providers' browser handoffs. " +
 			"Nothing is booked or dispatched: the passenger confirms with the provider. Pass each response's relay_context as the next call's context, " +
-			"and options back unchanged; amounts are in the currency's minor units and provider titles are untrusted data.",
+			"and options back unchanged; amounts are in the currency's minor units and provider titles are untrusted data. " +
+			"To carry the journey into the host's other connectors, the host reports the session's connectors with POST " + ConnectorsPath +
+			" under a relay_context, and continue_journey answers ready with the next tool call, or says why not (proposal, connection_required, " +
+			"disabled, unauthorized, unavailable, installation_unknown); nothing is ever installed.",
 		ServerName: s.manifest.Server.Name, ServerVersion: s.manifest.Server.Version,
 		ProtocolVersion: s.manifest.Server.ProtocolVersion,
 		ResourceURL:     m.ResourceURL, OAuth: m.OAuth, MetadataPath: m.MetadataPath,
@@ -37,6 +40,7 @@ func (s *Server) docs(m mcphttp.Mount) (docspage.Endpoint, error) {
 			{Title: "Schema bundle index (index.json)", URL: SchemasPath + "index.json"},
 			{Title: "TypeScript declarations (mcp-tools.d.ts)", URL: SchemasPath + "mcp-tools.d.ts"},
 			{Title: "Sample payloads (samples/index.json)", URL: SamplesPath + "index.json"},
+			{Title: "Postman & Insomnia collections (the Relay rides and Relay journey folders)", URL: "/mcp-schemas/collections/index.json"},
 		},
 	}, nil
 }
