@@ -12,39 +12,15 @@ import (
 	"github.com/tridenttaxis/trident-mcp/contracts"
 )
 
-// registryConnector is one connector of contracts/relay/connectors.json, as
-// far as the journey specs read it: which tool it enters by, whether the
-// operator switched it off, and which journey field feeds each argument.
-type registryConnector struct {
-	ID        string `json:"id"`
-	EntryTool string `json:"entry_tool"`
-	Enabled   bool   `json:"enabled"`
-	Arguments []struct {
-		Name     string `json:"name"`
-		From     string `json:"from"`
-		Required bool   `json:"required"`
-	} `json:"arguments"`
-}
-
-// required is the journey fields the connector cannot be entered without.
-func (c registryConnector) required() []string {
-	var out []string
-	for _, a := range c.Arguments {
-		if a.Required {
-			out = append(out, a.From)
-		}
-	}
-	return out
-}
+// registryConnector is one connector of contracts/relay/connectors.json.
+type registryConnector = contracts.Connector
 
 func loadConnectors() []registryConnector {
 	GinkgoHelper()
-	var reg struct {
-		Connectors []registryConnector `json:"connectors"`
-	}
-	Expect(json.Unmarshal(contracts.RelayConnectors, &reg)).To(Succeed(), "contracts/relay/connectors.json")
-	Expect(reg.Connectors).NotTo(BeEmpty(), "contracts/relay/connectors.json lists no connector")
-	return reg.Connectors
+	cs, err := contracts.DecodeConnectors(contracts.RelayConnectors)
+	Expect(err).NotTo(HaveOccurred(), "contracts/relay/connectors.json")
+	Expect(cs).NotTo(BeEmpty(), "contracts/relay/connectors.json lists no connector")
+	return cs
 }
 
 // firstConnector is the registry's first connector that f accepts, or a
@@ -242,9 +218,9 @@ var _ = Describe("Relay journeys (continue_journey, POST /v1/session/connectors)
 
 	It("proposes, with missing_fields, when the journey lacks a required argument, and a proposal changes nothing", func() {
 		c := firstConnector(connectors, "enabled connector with two required arguments", func(x registryConnector) bool {
-			return x.Enabled && len(x.required()) >= 2
+			return x.Enabled && len(x.Required()) >= 2
 		})
-		req := c.required()
+		req := c.Required()
 		report(ctx, reported(c.ID))
 		sc := cont(c.ID, journeyFields(req...))
 		Expect(sc["status"]).To(Equal("proposal"))

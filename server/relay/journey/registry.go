@@ -18,28 +18,12 @@ type Registry struct {
 	byID       map[string]int
 }
 
-// Connector is one registry entry.
-type Connector struct {
-	ID          string `json:"id"`
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	// EntryTool is the target's tool that next_action names.
-	EntryTool string `json:"entry_tool"`
-	// Enabled is the operator's switch: false makes the connector
-	// unavailable whatever the host reports.
-	Enabled   bool       `json:"enabled"`
-	Arguments []Argument `json:"arguments"`
-}
-
-// Argument maps one shared journey field to one argument of the entry tool.
-type Argument struct {
-	// Name is the argument's name in the entry tool.
-	Name string `json:"name"`
-	// From is the shared journey field it takes, unchanged.
-	From string `json:"from"`
-	// Required: without the field, the status is proposal.
-	Required bool `json:"required"`
-}
+// Connector is one registry entry, and Argument one of its argument
+// mappings, as package contracts reads them.
+type (
+	Connector = contracts.Connector
+	Argument  = contracts.ConnectorArgument
+)
 
 // DefaultRegistry parses the shipped registry, embedded in the binary.
 func DefaultRegistry() (*Registry, error) { return ParseRegistry(contracts.RelayConnectors) }
@@ -61,14 +45,12 @@ func ParseRegistry(doc []byte) (*Registry, error) {
 	if err := schema.Validate(v); err != nil {
 		return nil, fmt.Errorf("connector registry does not satisfy connectors.schema.json: %w", err)
 	}
-	var file struct {
-		Connectors []Connector `json:"connectors"`
+	connectors, err := contracts.DecodeConnectors(doc)
+	if err != nil {
+		return nil, err
 	}
-	if err := json.Unmarshal(doc, &file); err != nil {
-		return nil, fmt.Errorf("connector registry: %w", err)
-	}
-	r := &Registry{connectors: file.Connectors, byID: map[string]int{}}
-	for i, c := range file.Connectors {
+	r := &Registry{connectors: connectors, byID: map[string]int{}}
+	for i, c := range connectors {
 		if _, dup := r.byID[c.ID]; dup {
 			return nil, fmt.Errorf("connector registry: connector %q listed twice", c.ID)
 		}

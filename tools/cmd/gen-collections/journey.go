@@ -94,31 +94,17 @@ var (
 	}
 )
 
-// registryConnector is what the walk reads of contracts/relay/connectors.json.
-type registryConnector struct {
-	ID        string `json:"id"`
-	EntryTool string `json:"entry_tool"`
-	Enabled   bool   `json:"enabled"`
-	Arguments []struct {
-		Name     string `json:"name"`
-		From     string `json:"from"`
-		Required bool   `json:"required"`
-	} `json:"arguments"`
-}
-
 // journeyCalls are the journey folder's requests. The expected next_action
 // and missing_fields come from the registry in contracts/ (the mapping is
 // the contract); the statuses are the specification's order applied by
 // hand, and the walk is refused here if the registry no longer gives them.
 func journeyCalls() ([]call, error) {
-	var reg struct {
-		Connectors []registryConnector `json:"connectors"`
+	connectors, err := contracts.DecodeConnectors(contracts.RelayConnectors)
+	if err != nil {
+		return nil, err
 	}
-	if err := json.Unmarshal(contracts.RelayConnectors, &reg); err != nil {
-		return nil, fmt.Errorf("connector registry: %w", err)
-	}
-	byID := map[string]registryConnector{}
-	for _, c := range reg.Connectors {
+	byID := map[string]contracts.Connector{}
+	for _, c := range connectors {
 		byID[c.ID] = c
 	}
 	search, err := journeySearchCall()
@@ -176,7 +162,7 @@ func journeySearchCall() (call, error) {
 }
 
 // continueCall is one continue_journey call of the walk.
-func continueCall(s step, byID map[string]registryConnector, reported []report) (call, error) {
+func continueCall(s step, byID map[string]contracts.Connector, reported []report) (call, error) {
 	rc, ok := byID[s.connector]
 	if !ok {
 		return call{}, fmt.Errorf("journey walk: the registry has no connector %q", s.connector)

@@ -459,18 +459,18 @@ func TestJourneyWalkReachesEveryStatus(t *testing.T) {
 // The walk is refused when the registry no longer gives the status it
 // claims, rather than shipping a collection that fails against every server.
 func TestJourneyWalkFollowsTheRegistry(t *testing.T) {
-	on := map[string]registryConnector{"car_rental": {ID: "car_rental", EntryTool: "search_car_rentals", Enabled: true}}
+	on := map[string]contracts.Connector{"car_rental": {ID: "car_rental", EntryTool: "search_car_rentals", Enabled: true}}
 	if _, err := continueCall(step{"car_rental", "unavailable", ""}, on, secondReport); err == nil {
 		t.Error("a connector switched on in the registry was expected unavailable")
 	}
-	var lacks registryConnector
+	var lacks contracts.Connector
 	if err := json.Unmarshal([]byte(`{"id":"stays","entry_tool":"search_stays","enabled":true,"arguments":[{"name":"near","from":"origin_airport","required":true}]}`), &lacks); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := continueCall(step{"stays", "ready", ""}, map[string]registryConnector{"stays": lacks}, firstReport); err == nil {
+	if _, err := continueCall(step{"stays", "ready", ""}, map[string]contracts.Connector{"stays": lacks}, firstReport); err == nil {
 		t.Error("a connector lacking a required field was expected ready")
 	}
-	if _, err := continueCall(step{"stays", "ready", ""}, map[string]registryConnector{}, firstReport); err == nil {
+	if _, err := continueCall(step{"stays", "ready", ""}, map[string]contracts.Connector{}, firstReport); err == nil {
 		t.Error("a connector the registry lacks was taken")
 	}
 }
