@@ -22,6 +22,7 @@ import (
 	"github.com/tridenttaxis/trident-mcp/internal/testserver"
 	"github.com/tridenttaxis/trident-mcp/server"
 	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
+	"github.com/tridenttaxis/trident-mcp/server/relay"
 	"github.com/tridenttaxis/trident-mcp/server/trident"
 )
 
@@ -188,7 +189,12 @@ func TestUsageEndpointsAreServed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := server.New(&server.Options{Logger: slog.New(slog.DiscardHandler)}, ep)
+	rides, err := relay.New(&relay.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rides.Close()
+	srv, err := server.New(&server.Options{Logger: slog.New(slog.DiscardHandler)}, ep, rides.Endpoint())
 	if err != nil {
 		t.Fatal(err)
 	}

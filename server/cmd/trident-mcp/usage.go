@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	relaytypes "github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
 )
@@ -17,7 +18,10 @@ import (
 // (TestUsageEndpointsAreServed holds the list to the server).
 var endpoints = [][2]string{
 	{"POST /mcp", "the MCP endpoint: tools/list, tools/call (MCP Streamable HTTP, stateless)"},
+	{"POST /mcp/rides", "Relay rides, the ride aggregator beside it: " + strings.Join(relaytypes.ToolNames, ", ")},
+	{"POST /v1/session/connectors", "the host reports a Relay session's connectors (for continue_journey)"},
 	{"GET  /.well-known/oauth-protected-resource", "protected-resource metadata (RFC 9728): names the issuer in OAuth mode; also at .../mcp"},
+	{"GET  /.well-known/oauth-protected-resource/mcp/rides", "Relay's own protected-resource metadata (its own resource and scopes)"},
 	{"GET  /.mcp/list-tools", "the tools and their schemas, without a JSON-RPC session"},
 	{"GET  /mcp-schemas/index.json", "JSON Schemas of every tool, mcp-tools.d.ts, collections/ (Postman, Insomnia)"},
 	{"GET  /samples/index.json", "the documented request/response pairs"},
@@ -34,8 +38,10 @@ func usage(w io.Writer, fs *flag.FlagSet, getenv func(string) string) {
 	fmt.Fprintf(w, `trident-mcp serves the Trident Taxis MCP tools over MCP Streamable HTTP:
   %s
 Fares follow the Argyll & Bute tariff; bookings are prefilled links the passenger
-completes. It is public by default; with MCP_REQUIRE_OAUTH=true every call needs
-an OAuth 2.1 bearer token from OAUTH_ISSUER. Logs are JSON on stderr; SIGTERM or
+completes. Beside them, at /mcp/rides, Relay rides compares ride providers with
+signed, expiring options and carries a journey into the host's other connectors.
+It is public by default; with MCP_REQUIRE_OAUTH=true every call needs an OAuth 2.1
+bearer token from OAUTH_ISSUER. Logs are JSON on stderr; SIGTERM or
 SIGINT shuts it down gracefully.
 
 Usage:
