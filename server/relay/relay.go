@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/tridenttaxis/trident-mcp/contracts"
 	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
@@ -72,11 +73,22 @@ type Options struct {
 	// (RELAY_RESOURCE_URL). Zero: the host's public base URL + [Path].
 	ResourceURL string
 
+	// Redis is the Redis every replica shares (REDIS_URL): with it, Limiter
+	// defaults to [limits.Redis] over it, and a provider's cool-down after a
+	// 429 is kept there too, so every replica leaves the provider alone
+	// until its Retry-After passes. Relay's keys go under RedisPrefix. The
+	// caller owns the client (see CloseLimiter). Zero: in process only.
+	Redis redis.UniversalClient
+	// RedisPrefix keeps Relay's keys apart from the other endpoints' and
+	// deployments' on a shared Redis (REDIS_KEY_PREFIX + "relay:").
+	RedisPrefix string
+
 	// Limiter counts the per-actor limit and the per-provider budgets
-	// (server/limits). Zero: an in-process one; [OptionsFromEnv] opens the
-	// Redis one when REDIS_URL is set, shared by every replica.
+	// (server/limits). Zero: [limits.Redis] over Redis when it is set,
+	// else an in-process one.
 	Limiter limits.Limiter
-	// CloseLimiter releases Limiter when the endpoint closes. Zero: nothing.
+	// CloseLimiter releases Limiter and Redis when the endpoint closes: set
+	// by [OptionsFromEnv] when it opened the client itself. Zero: nothing.
 	CloseLimiter func() error
 	// ActorLimit is each caller's limit over all tools (RELAY_RATE_LIMIT).
 	// Zero: [DefaultActorPerMinute] a minute; a negative Rate: no limit.

@@ -18,7 +18,7 @@
 //	GEO_BREAKER_FAILURES, GEO_BREAKER_OPEN  5, 30s  circuit breaker of the HTTP back ends (0 failures: off)
 //	ALLOWED_ORIGINS    (PUBLIC_BASE_URL + loopback)  comma-separated browser origins, or *
 //	RATE_LIMIT         off                        off, or seed (the specification's suggested caps)
-//	REDIS_URL          (none)                     share the limiter's counts across replicas (redis://host:6379/0)
+//	REDIS_URL          (none)                     share the limiters' counts and Relay's cool-downs across replicas (redis://host:6379/0); one client for both endpoints
 //	REDIS_KEY_PREFIX   trident-mcp:               keeps this deployment's keys apart on a shared Redis
 //	MAX_BODY_BYTES     1048576                    larger request bodies get 413
 //	MCP_PROTOCOL_VERSIONS  (all)                  comma-separated MCP revisions to serve
@@ -85,7 +85,7 @@ type config struct {
 	host     server.Options  // what every endpoint shares
 	trident  trident.Options // the Trident endpoint at /mcp
 
-	redisURL, redisPrefix string            // REDIS_URL, REDIS_KEY_PREFIX: the shared limiter
+	redisURL, redisPrefix string            // REDIS_URL, REDIS_KEY_PREFIX: the one Redis client (limiter.go)
 	relayFlags            map[string]string // Relay's settings given as flags, by variable
 	geo                   geo.Config        // built in run, with the server's logger
 }
@@ -140,9 +140,18 @@ func relayVar(env string) bool {
 
 // relayLookup is what relay.FromEnv reads its settings through: a flag given
 // on the command line (even empty: -relay-trident-url= disables the
-// source), else the environment, as lookup says it.
+// source), else the environment, as lookup says it. REDIS_URL and
+// REDIS_KEY_PREFIX are the host's, flag or variable: Relay is handed the
+// host's client (openRedis), and with -redis-url= it must not open one
+// from the environment either.
 func (c *config) relayLookup(lookup func(string) (string, bool)) func(string) (string, bool) {
 	return func(env string) (string, bool) {
+		switch env {
+		case "REDIS_URL":
+			return c.redisURL, c.redisURL != ""
+		case "REDIS_KEY_PREFIX":
+			return c.redisPrefix, true
+		}
 		if v, ok := c.relayFlags[env]; ok {
 			return v, true
 		}
@@ -277,11 +286,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if c.stdio {
 		return serveStdio(ctx, c, logger)
 	}
-	closeLimiter, err := openSharedLimiter(ctx, c)
+	relayRedis, closeRedis, err := openRedis(ctx, c)
 	if err != nil {
 		return err
 	}
-	defer closeLimiter()
+	defer closeRedis() // after srv.Close: the endpoints are done with it
 	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
 		return err
@@ -296,7 +305,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	// Each MCP endpoint is one package; mounting another is one more
 	// argument here.
-	relayEP, err := relay.FromEnv(c.relayLookup(os.LookupEnv), relay.SelfMCPURL(c.addr), logger)
+	relayEP, err := relay.FromEnv(c.relayLookup(os.LookupEnv), relay.SelfMCPURL(c.addr), logger, relayRedis...)
 	if err != nil {
 		return err
 	}
