@@ -128,7 +128,7 @@ type Server struct {
 	manifest    *contracts.Manifest
 	inputs      inputSchemas
 	tools       []*mcp.Tool
-	cooldowns   cooldowns
+	cooldowns   cooldownStore
 	newID       func(prefix string) string
 	resourceURL string
 	limits      *accessLimits
@@ -187,6 +187,7 @@ func New(opts *Options) (*Server, error) {
 		}
 	}
 	s.limits, s.closeLimits = newAccessLimits(&o, s.log), o.CloseLimiter
+	s.cooldowns = newCooldowns(&o, s.now, s.log)
 	budgeted := make(map[string]Source, len(s.sources))
 	for id, src := range s.sources {
 		budgeted[id] = s.budgeted(id, src)
@@ -374,32 +375,4 @@ func randomID(prefix string) string {
 		panic("relay: crypto/rand: " + err.Error())
 	}
 	return prefix + "_" + hex.EncodeToString(b)
-}
-
-// cooldowns remembers providers that answered 429 until their Retry-After
-// passes, so that Relay does not ask them again meanwhile.
-type cooldowns struct {
-	mu    sync.Mutex
-	until map[string]time.Time
-}
-
-func (c *cooldowns) set(provider string, until time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.until == nil {
-		c.until = map[string]time.Time{}
-	}
-	if until.After(c.until[provider]) {
-		c.until[provider] = until
-	}
-}
-
-// remaining is how long provider still cools down (0: not at all).
-func (c *cooldowns) remaining(provider string, now time.Time) time.Duration {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if d := c.until[provider].Sub(now); d > 0 {
-		return d
-	}
-	return 0
 }
