@@ -27,6 +27,10 @@
 //	SHUTDOWN_TIMEOUT   30s                        then wait this long for calls in flight
 //	READ_HEADER_TIMEOUT  10s                      time allowed for a request's headers (slow clients are cut off)
 //
+// Relay's settings (RELAY_SIGNING_KEYS, RELAY_DATABASE_URL, RELAY_RETENTION,
+// RELAY_RATE_LIMIT, RELAY_PROVIDER_BUDGET, UBER_*, LYFT_* and the others of
+// the vars table) are flags the same way, read by relay.FromEnv.
+//
 // It logs JSON to stderr and shuts down gracefully on SIGTERM or SIGINT:
 // it reports not ready and keeps serving for SHUTDOWN_DELAY, then lets
 // calls in flight finish. -h prints the endpoints, every flag with
@@ -60,6 +64,7 @@ import (
 	"github.com/tridenttaxis/trident-mcp/server/relay"
 	"github.com/tridenttaxis/trident-mcp/server/relay/providers/lyft"
 	"github.com/tridenttaxis/trident-mcp/server/relay/providers/uber"
+	"github.com/tridenttaxis/trident-mcp/server/relay/store"
 	"github.com/tridenttaxis/trident-mcp/server/trident"
 )
 
@@ -111,7 +116,7 @@ var vars = []struct{ env, def, help string }{
 	{"GEO_BREAKER_OPEN", geo.DefaultBreakerOpen.String(), "how long an open breaker fails calls fast before a probe"},
 	{"ALLOWED_ORIGINS", "", "comma-separated allowed browser origins, or * (default: PUBLIC_BASE_URL and loopback)"},
 	{"RATE_LIMIT", "off", "off or seed"},
-	{"REDIS_URL", "", "Redis URL (redis://host:6379/0): the rate limiter's counts are shared by every replica using it (default: per process)"},
+	{"REDIS_URL", "", "Redis URL (redis://host:6379/0): the rate limiters' counts and Relay's provider cool-downs are shared by every replica using it, one client for both endpoints (default: per process)"},
 	{"REDIS_KEY_PREFIX", "trident-mcp:", "prefix of this deployment's keys in Redis"},
 	{"MAX_BODY_BYTES", strconv.Itoa(server.DefaultMaxBodyBytes), "request body limit in bytes"},
 	{"MCP_PROTOCOL_VERSIONS", "", "comma-separated MCP revisions to serve (default all: " + strings.Join(mcphttp.ProtocolVersions(), ",") + ")"},
@@ -126,12 +131,20 @@ var vars = []struct{ env, def, help string }{
 	{"RELAY_RESOURCE_URL", "", "Relay's canonical resource URI (default $PUBLIC_BASE_URL/mcp/rides)"},
 	{"RELAY_PROVIDERS_FILE", "", "provider registry JSON (default the shipped contracts/relay/providers.json)"},
 	{"RELAY_TRIDENT_URL", "", "Trident endpoint Relay prices with (default this server's own /mcp; set empty to disable)"},
+	{"RELAY_RATE_LIMIT", strconv.Itoa(relay.DefaultActorPerMinute), "Relay tool calls per minute per caller, over which a call is refused rate_limited (0 for no limit)"},
+	{"RELAY_PROVIDER_BUDGET", strconv.Itoa(relay.DefaultProviderPerMinute), "upstream requests per minute per provider, from all callers; a spent budget cools the provider down"},
+	{"RELAY_DATABASE_URL", store.DefaultURL, "Relay's store of sessions, journeys and events: sqlite:PATH (one machine) or postgres://... (several replicas); migrations run at start"},
+	{"RELAY_RETENTION", retentionDays(store.DefaultRetention), "how long Relay keeps idle journeys and retained events, a duration or whole days (720h, 30d); a background purge deletes the rest"},
 	{"UBER_API_URL", uber.DefaultBaseURL, "Uber API base URL"},
 	{"UBER_ACCESS_TOKEN", "", "Uber access token for price estimates (none: Uber is not queried)"},
 	{"LYFT_API_URL", lyft.DefaultBaseURL, "Lyft API base URL"},
 	{"LYFT_CLIENT_ID", "", "Lyft client id for cost estimates (none: Lyft is not queried)"},
 	{"LYFT_CLIENT_SECRET", "", "Lyft client secret"},
 }
+
+// retentionDays writes a retention as RELAY_RETENTION's documented whole
+// days ("30d").
+func retentionDays(d time.Duration) string { return strconv.Itoa(int(d/(24*time.Hour))) + "d" }
 
 // relayVar tells the settings relay.FromEnv reads itself from the others.
 func relayVar(env string) bool {
