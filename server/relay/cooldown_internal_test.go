@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -126,4 +127,31 @@ func TestLocalCooldowns(t *testing.T) {
 	if d := c.remaining(ctx, "uber"); d != 0 {
 		t.Errorf("when it ends: %v, want 0", d)
 	}
+}
+
+// BenchmarkCooldownRemaining is what a search adds per eligible provider
+// to ask whether it cools down: a map read in process, one PTTL with Redis.
+func BenchmarkCooldownRemaining(b *testing.B) {
+	ctx := context.Background()
+	b.Run("local", func(b *testing.B) {
+		c := newCooldowns(&Options{}, time.Now, slog.Default())
+		c.hold(ctx, "uber", time.Minute)
+		for b.Loop() {
+			c.remaining(ctx, "uber")
+		}
+	})
+	b.Run("redis", func(b *testing.B) {
+		rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
+		defer rdb.Close()
+		if err := rdb.Ping(ctx).Err(); err != nil {
+			b.Skipf("Redis: %v", err)
+		}
+		prefix := "relay-bench:" + strconv.FormatInt(time.Now().UnixNano(), 36) + ":"
+		defer rdb.Del(ctx, prefix+"cooldown:uber")
+		c := newCooldowns(&Options{Redis: rdb, RedisPrefix: prefix}, time.Now, slog.Default())
+		c.hold(ctx, "uber", time.Minute)
+		for b.Loop() {
+			c.remaining(ctx, "uber")
+		}
+	})
 }
