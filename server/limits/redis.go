@@ -2,7 +2,9 @@ package limits
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/url"
 
 	"github.com/go-redis/redis_rate/v10"
 	"github.com/redis/go-redis/v9"
@@ -41,21 +43,39 @@ func (r *Redis) Allow(ctx context.Context, key string, limit Limit) (Decision, e
 }
 
 // Open returns the limiter REDIS_URL selects: with redisURL empty, a [Local]
-// one; otherwise a [Redis] one over a new client, checked with a PING so that
-// a wrong URL fails at start rather than on the first request. closeFn releases
-// the client (a no-op for Local): call it at shutdown.
+// one; otherwise a [Redis] one over a new client from [Connect]. closeFn
+// releases the client (a no-op for Local): call it at shutdown. A process
+// with several limiters on one Redis opens the client once with Connect and
+// hands it to [NewRedis] under each prefix instead.
 func Open(ctx context.Context, redisURL, prefix string) (lim Limiter, closeFn func() error, err error) {
 	if redisURL == "" {
 		return NewLocal(nil), func() error { return nil }, nil
 	}
+	client, err := Connect(ctx, redisURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	return NewRedis(client, prefix), client.Close, nil
+}
+
+// Connect opens a client to the Redis redisURL names (redis://, rediss://,
+// unix://, as go-redis parses them) and checks it with a PING, so that a
+// wrong URL or an unreachable server fails at start rather than on the first
+// request. Errors name REDIS_URL and the address, never the password. The
+// caller closes the client.
+func Connect(ctx context.Context, redisURL string) (redis.UniversalClient, error) {
 	opt, err := redis.ParseURL(redisURL)
 	if err != nil {
-		return nil, nil, fmt.Errorf("limits: REDIS_URL: %w", err)
+		// url.Parse's error repeats the whole URL, password included.
+		if ue := (*url.Error)(nil); errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, fmt.Errorf("limits: REDIS_URL: %w", err)
 	}
 	client := redis.NewClient(opt)
 	if err := client.Ping(ctx).Err(); err != nil {
 		client.Close()
-		return nil, nil, fmt.Errorf("limits: REDIS_URL %s: %w", opt.Addr, err)
+		return nil, fmt.Errorf("limits: REDIS_URL %s: %w", opt.Addr, err)
 	}
-	return NewRedis(client, prefix), client.Close, nil
+	return client, nil
 }

@@ -64,3 +64,16 @@ func TestOpen(t *testing.T) {
 		t.Errorf("Open with a non-Redis URL succeeded")
 	}
 }
+
+// A REDIS_URL that does not parse fails without repeating its password;
+// one that does not answer fails naming the address.
+func TestConnectErrors(t *testing.T) {
+	_, err := Connect(bg, "redis://:hunter2@127.0.0.1:bad/0")
+	if err == nil || strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "REDIS_URL") {
+		t.Errorf("unparsable URL: %v, want an error naming REDIS_URL without the password", err)
+	}
+	_, err = Connect(bg, "redis://:hunter2@127.0.0.1:1/0")
+	if err == nil || strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "127.0.0.1:1") {
+		t.Errorf("unreachable Redis: %v, want an error naming the address without the password", err)
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"net"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
 	"github.com/tridenttaxis/trident-mcp/server/relay/providers/lyft"
 	"github.com/tridenttaxis/trident-mcp/server/relay/providers/uber"
@@ -15,11 +17,17 @@ import (
 // OptionsFromEnv reads Relay's configuration variables through lookup
 // (os.LookupEnv in the binary): RELAY_SIGNING_KEYS, RELAY_OPTION_TTL,
 // RELAY_RESOURCE_URL, RELAY_PROVIDERS_FILE, RELAY_TRIDENT_URL and the Uber
-// and Lyft credentials (see addEstimators). selfMCP is this server's own
+// and Lyft credentials (see addEstimators), RELAY_RATE_LIMIT,
+// RELAY_PROVIDER_BUDGET and REDIS_URL (see limitsFromEnv; [WithRedis]
+// hands it the host's client instead). selfMCP is this server's own
 // Trident endpoint, the Trident source when RELAY_TRIDENT_URL is unset; set
 // and empty, it disables the source. RELAY_RESOURCE_URL is the endpoint's
 // resource URI (zero: the host's public base URL + /mcp/rides).
-func OptionsFromEnv(lookup func(string) (string, bool), selfMCP string) (*Options, error) {
+func OptionsFromEnv(lookup func(string) (string, bool), selfMCP string, opts ...EnvOption) (*Options, error) {
+	var e envOptions
+	for _, opt := range opts {
+		opt(&e)
+	}
 	o := &Options{Sources: map[string]Source{}}
 	if v, ok := lookup("RELAY_SIGNING_KEYS"); ok && v != "" {
 		k, err := ParseKeys(v)
@@ -39,9 +47,6 @@ func OptionsFromEnv(lookup func(string) (string, bool), selfMCP string) (*Option
 		o.OptionTTL = d
 	}
 	o.ResourceURL, _ = lookup("RELAY_RESOURCE_URL")
-	if err := limitsFromEnv(context.Background(), o, func(k string) string { v, _ := lookup(k); return v }); err != nil {
-		return nil, err
-	}
 	path, _ := lookup("RELAY_PROVIDERS_FILE")
 	reg, err := LoadRegistry(path)
 	if err != nil {
@@ -67,7 +72,32 @@ func OptionsFromEnv(lookup func(string) (string, bool), selfMCP string) (*Option
 		}
 		o.Sources["trident"] = src
 	}
+	// Last: nothing after it can fail with a Redis client of its own open.
+	if err := limitsFromEnv(context.Background(), o, getenv, e); err != nil {
+		return nil, err
+	}
 	return o, nil
+}
+
+// EnvOption gives [OptionsFromEnv] and [FromEnv] what the host has already
+// opened, in place of what the environment would make Relay open itself.
+type EnvOption func(*envOptions)
+
+type envOptions struct {
+	redis       redis.UniversalClient
+	redisPrefix string
+}
+
+// WithRedis hands Relay the host's Redis client and the prefix of Relay's
+// keys (REDIS_KEY_PREFIX + "relay:"), so that a process serving several
+// endpoints holds one client to one Redis rather than one per endpoint;
+// REDIS_URL and REDIS_KEY_PREFIX are then not read, and Relay never closes
+// the client. It is an option of the environment readers rather than only
+// an [Options] field because they would otherwise open a client of their
+// own from REDIS_URL before the caller could set one. Without it,
+// REDIS_URL still gives Relay a client of its own, so FromEnv stands alone.
+func WithRedis(client redis.UniversalClient, prefix string) EnvOption {
+	return func(e *envOptions) { e.redis, e.redisPrefix = client, prefix }
 }
 
 // addEstimators configures Uber (UBER_API_URL, UBER_ACCESS_TOKEN) and Lyft
@@ -100,18 +130,25 @@ func addEstimators(o *Options, reg *Registry, getenv func(string) string) error 
 // [OptionsFromEnv]) for the host to mount beside Trident's, with its store
 // opened from RELAY_DATABASE_URL and purged after RELAY_RETENTION (see
 // storeFromEnv).
-func FromEnv(lookup func(string) (string, bool), selfMCP string, logger *slog.Logger) (*mcphttp.Endpoint, error) {
-	o, err := OptionsFromEnv(lookup, selfMCP)
+func FromEnv(lookup func(string) (string, bool), selfMCP string, logger *slog.Logger, opts ...EnvOption) (*mcphttp.Endpoint, error) {
+	o, err := OptionsFromEnv(lookup, selfMCP, opts...)
 	if err != nil {
 		return nil, err
 	}
 	o.Logger = logger
+	closeRedis := func() {
+		if o.CloseLimiter != nil {
+			o.CloseLimiter()
+		}
+	}
 	if o.Store, o.Retention, err = storeFromEnv(lookup); err != nil {
+		closeRedis()
 		return nil, err
 	}
 	s, err := New(o)
 	if err != nil {
 		o.Store.Close()
+		closeRedis()
 		return nil, err
 	}
 	ep := s.Endpoint()

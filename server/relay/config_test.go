@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/tridenttaxis/trident-mcp/server/relay"
 )
 
@@ -47,5 +49,23 @@ func TestSelfMCPURL(t *testing.T) {
 		if got := relay.SelfMCPURL(addr); got != want {
 			t.Errorf("SelfMCPURL(%q) = %q, want %q", addr, got, want)
 		}
+	}
+}
+
+// With the host's client (WithRedis), Relay takes it and its prefix and
+// opens nothing of its own from REDIS_URL, nor closes the client; without
+// it, REDIS_URL still gives Relay its own client, closed with the endpoint.
+func TestOptionsFromEnvWithRedis(t *testing.T) {
+	host := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"}) // never dialled here
+	defer host.Close()
+	o, err := relay.OptionsFromEnv(env(map[string]string{"REDIS_URL": "redis://127.0.0.1:1/0", "RELAY_TRIDENT_URL": ""}), "", relay.WithRedis(host, "p:relay:"))
+	if err != nil {
+		t.Fatalf("with the host's client, REDIS_URL was dialled: %v", err)
+	}
+	if o.Redis != host || o.RedisPrefix != "p:relay:" || o.CloseLimiter != nil {
+		t.Errorf("Redis %v, prefix %q, CloseLimiter set %v; want the host's client and prefix, and nothing to close", o.Redis, o.RedisPrefix, o.CloseLimiter != nil)
+	}
+	if _, err := relay.OptionsFromEnv(env(map[string]string{"REDIS_URL": "redis://127.0.0.1:1/0", "RELAY_TRIDENT_URL": ""}), ""); err == nil || !strings.Contains(err.Error(), "REDIS_URL") {
+		t.Errorf("standalone with an unreachable REDIS_URL: %v, want an error naming REDIS_URL", err)
 	}
 }

@@ -39,6 +39,9 @@ func newAccessLimits(o *Options, log *slog.Logger) *accessLimits {
 	a := &accessLimits{lim: o.Limiter, log: log,
 		actor:  limits.PerMinute(DefaultActorPerMinute),
 		budget: limits.PerMinute(DefaultProviderPerMinute)}
+	if a.lim == nil && o.Redis != nil {
+		a.lim = limits.NewRedis(o.Redis, o.RedisPrefix)
+	}
 	if a.lim == nil {
 		// The wall clock, not Options.Now: a server whose option clock is
 		// frozen (samples, demos) must still earn calls back.
@@ -140,11 +143,12 @@ func (b budgetedBooker) BookingLink(ctx context.Context, trip Trip, product Prod
 }
 
 // limitsFromEnv reads RELAY_RATE_LIMIT and RELAY_PROVIDER_BUDGET (calls
-// per minute; RELAY_RATE_LIMIT=0 turns the actor limit off) and, with
-// REDIS_URL, opens the shared limiter under REDIS_KEY_PREFIX (default
+// per minute; RELAY_RATE_LIMIT=0 turns the actor limit off) and sets
+// o.Redis: the host's client when [WithRedis] gave one, else, with
+// REDIS_URL, a client of Relay's own under REDIS_KEY_PREFIX (default
 // "trident-mcp:") + "relay:", checked with a PING so a wrong URL fails at
-// start.
-func limitsFromEnv(ctx context.Context, o *Options, getenv func(string) string) error {
+// start, and closed with the endpoint.
+func limitsFromEnv(ctx context.Context, o *Options, getenv func(string) string, e envOptions) error {
 	for _, v := range []struct {
 		name string
 		dst  *limits.Limit
@@ -164,6 +168,10 @@ func limitsFromEnv(ctx context.Context, o *Options, getenv func(string) string) 
 		}
 		*v.dst = limits.PerMinute(n)
 	}
+	if e.redis != nil {
+		o.Redis, o.RedisPrefix = e.redis, e.redisPrefix
+		return nil
+	}
 	url := getenv("REDIS_URL")
 	if url == "" {
 		return nil
@@ -172,10 +180,10 @@ func limitsFromEnv(ctx context.Context, o *Options, getenv func(string) string) 
 	if prefix == "" {
 		prefix = "trident-mcp:"
 	}
-	lim, closeFn, err := limits.Open(ctx, url, prefix+"relay:")
+	client, err := limits.Connect(ctx, url)
 	if err != nil {
 		return fmt.Errorf("relay: %w", err)
 	}
-	o.Limiter, o.CloseLimiter = lim, closeFn
+	o.Redis, o.RedisPrefix, o.CloseLimiter = client, prefix+"relay:", client.Close
 	return nil
 }

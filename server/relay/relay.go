@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/tridenttaxis/trident-mcp/contracts"
 	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
@@ -72,11 +73,22 @@ type Options struct {
 	// (RELAY_RESOURCE_URL). Zero: the host's public base URL + [Path].
 	ResourceURL string
 
+	// Redis is the Redis every replica shares (REDIS_URL): with it, Limiter
+	// defaults to [limits.Redis] over it, and a provider's cool-down after a
+	// 429 is kept there too, so every replica leaves the provider alone
+	// until its Retry-After passes. Relay's keys go under RedisPrefix. The
+	// caller owns the client (see CloseLimiter). Zero: in process only.
+	Redis redis.UniversalClient
+	// RedisPrefix keeps Relay's keys apart from the other endpoints' and
+	// deployments' on a shared Redis (REDIS_KEY_PREFIX + "relay:").
+	RedisPrefix string
+
 	// Limiter counts the per-actor limit and the per-provider budgets
-	// (server/limits). Zero: an in-process one; [OptionsFromEnv] opens the
-	// Redis one when REDIS_URL is set, shared by every replica.
+	// (server/limits). Zero: [limits.Redis] over Redis when it is set,
+	// else an in-process one.
 	Limiter limits.Limiter
-	// CloseLimiter releases Limiter when the endpoint closes. Zero: nothing.
+	// CloseLimiter releases Limiter and Redis when the endpoint closes: set
+	// by [OptionsFromEnv] when it opened the client itself. Zero: nothing.
 	CloseLimiter func() error
 	// ActorLimit is each caller's limit over all tools (RELAY_RATE_LIMIT).
 	// Zero: [DefaultActorPerMinute] a minute; a negative Rate: no limit.
@@ -116,7 +128,7 @@ type Server struct {
 	manifest    *contracts.Manifest
 	inputs      inputSchemas
 	tools       []*mcp.Tool
-	cooldowns   cooldowns
+	cooldowns   cooldownStore
 	newID       func(prefix string) string
 	resourceURL string
 	limits      *accessLimits
@@ -175,6 +187,7 @@ func New(opts *Options) (*Server, error) {
 		}
 	}
 	s.limits, s.closeLimits = newAccessLimits(&o, s.log), o.CloseLimiter
+	s.cooldowns = newCooldowns(&o, s.now, s.log)
 	budgeted := make(map[string]Source, len(s.sources))
 	for id, src := range s.sources {
 		budgeted[id] = s.budgeted(id, src)
@@ -362,32 +375,4 @@ func randomID(prefix string) string {
 		panic("relay: crypto/rand: " + err.Error())
 	}
 	return prefix + "_" + hex.EncodeToString(b)
-}
-
-// cooldowns remembers providers that answered 429 until their Retry-After
-// passes, so that Relay does not ask them again meanwhile.
-type cooldowns struct {
-	mu    sync.Mutex
-	until map[string]time.Time
-}
-
-func (c *cooldowns) set(provider string, until time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.until == nil {
-		c.until = map[string]time.Time{}
-	}
-	if until.After(c.until[provider]) {
-		c.until[provider] = until
-	}
-}
-
-// remaining is how long provider still cools down (0: not at all).
-func (c *cooldowns) remaining(provider string, now time.Time) time.Duration {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if d := c.until[provider].Sub(now); d > 0 {
-		return d
-	}
-	return 0
 }

@@ -6,9 +6,11 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,6 +20,7 @@ import (
 	relayclient "github.com/tridenttaxis/trident-mcp/client/relay"
 	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/internal/fakeproviders"
 	"github.com/tridenttaxis/trident-mcp/internal/testserver"
 	"github.com/tridenttaxis/trident-mcp/server/relay"
 )
@@ -152,4 +155,91 @@ func TestTwoReplicas(t *testing.T) {
 			t.Error("A refused the caller rate_limited, but B let its next call through")
 		}
 	})
+}
+
+// TestTwoReplicasShareCooldowns: two server processes on one PostgreSQL and
+// one Redis, Uber pointed at one fake. Uber answers A's search 429 with
+// Retry-After: 120, and from then on B leaves Uber alone as A does: B's
+// search reports it rate_limited, B refuses to resolve an Uber option with
+// rate_limited and retry_after_seconds, and the fake sees no request from B.
+func TestTwoReplicasShareCooldowns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and starts two server binaries")
+	}
+	dbURL := postgresDB(t)
+	uber := fakeproviders.NewUber(t, "uber-token")
+	bin := testserver.Build(t)
+	env := []string{"RELAY_DATABASE_URL=" + dbURL, binaryKeys, "REDIS_URL=redis://127.0.0.1:6379/0",
+		"REDIS_KEY_PREFIX=cooldowns-" + strconv.FormatInt(time.Now().UnixNano(), 36) + ":",
+		"UBER_API_URL=" + uber.URL, "UBER_ACCESS_TOKEN=uber-token", "RELAY_TRIDENT_URL=", "LOG_LEVEL=error"}
+	a := testserver.Run(t, bin, testserver.FreeAddr(t), env...)
+	b := testserver.Run(t, bin, testserver.FreeAddr(t), env...)
+	ca, cb := relayClient(t, a.Base), relayClient(t, b.Base)
+	ctx := context.Background()
+	nyc := mcptypes.SearchRidesInput{Pickup: &jfk, Dropoff: &timesSquare, PartySize: ptr(int64(2))}
+	calledUber := func(out mcptypes.SearchRidesResult) bool {
+		for _, c := range out.ProviderCalls {
+			if c.Provider == "uber" {
+				return true
+			}
+		}
+		return false
+	}
+
+	first, err := ca.SearchRides(ctx, nyc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uberOption *mcptypes.RideOption
+	for i := range first.Options {
+		if first.Options[i].Provider == "uber" {
+			uberOption = &first.Options[i]
+			break
+		}
+	}
+	if uberOption == nil {
+		t.Fatalf("first search on A: no Uber option: %s %+v %+v", first.Status, first.Providers, first.Errors)
+	}
+
+	uber.Set(fakeproviders.RateLimited)
+	uber.SetRetryAfter("120")
+	limited, err := ca.SearchRides(ctx, nyc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(limited.Errors) != 1 || limited.Errors[0].Provider != "uber" || limited.Errors[0].Code != "rate_limited" ||
+		limited.Errors[0].RetryAfterSeconds == nil || *limited.Errors[0].RetryAfterSeconds != 120 {
+		t.Fatalf("A's search while Uber answers 429: errors %+v, want Uber rate_limited with retry_after_seconds 120", limited.Errors)
+	}
+	seen := len(uber.Calls())
+
+	onB, err := cb.SearchRides(ctx, nyc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := statusOf(*onB, "uber")
+	if st.Status != "rate_limited" || st.Reason == nil || !strings.Contains(*st.Reason, "retry after") || calledUber(*onB) {
+		t.Errorf("B's search after A's 429: uber %+v (called: %v), want rate_limited, cooling down, not called", st, calledUber(*onB))
+	}
+	if st.Reason != nil {
+		t.Logf("B's search: uber %s: %s", st.Status, *st.Reason)
+	}
+
+	_, err = cb.ResolveRide(ctx, mcptypes.ResolveRideInput{Option: *uberOption, Context: &first.RelayContext})
+	var te *client.ToolError
+	if !errors.As(err, &te) || te.Code != errcodes.RelayRateLimited {
+		t.Fatalf("B resolving A's Uber option: %v, want the rate_limited refusal", err)
+	}
+	var r mcptypes.Refusal
+	if err := json.Unmarshal(te.Result.StructuredContent, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Provider == nil || *r.Provider != "uber" || r.RetryAfterSeconds == nil || *r.RetryAfterSeconds <= 100 || *r.RetryAfterSeconds > 120 {
+		t.Errorf("B's refusal %+v, want Uber with retry_after_seconds just under 120", r)
+	} else {
+		t.Logf("B's resolve_ride refusal: %s, retry_after_seconds %d", r.Status, *r.RetryAfterSeconds)
+	}
+	if n := len(uber.Calls()); n != seen {
+		t.Errorf("the fake Uber got %d requests from B during the cool-down, want none", n-seen)
+	}
 }

@@ -45,7 +45,7 @@ func (s *Server) resolveRide(ctx context.Context, req *mcp.CallToolRequest) (*mc
 			Message: message(errcodes.RelayApiAuthorizationRequired, "provider", p.ID),
 		}})
 	}
-	if wait := s.cooldowns.remaining(p.ID, s.now()); wait > 0 {
+	if wait := s.cooldowns.remaining(ctx, p.ID); wait > 0 {
 		n := ceilSeconds(wait)
 		return s.refuse(ctx, tool, &refusal{out: mcptypes.Refusal{
 			Status: mcptypes.RefusalStatusRateLimited, Provider: &p.ID, RetryAfterSeconds: &n,

@@ -96,7 +96,7 @@ type selected struct {
 // eligible API sources, in the caller's provider order or else registry
 // order. Eligibility, in order: requested; credentials (or authorization)
 // configured; required inputs present; trip in coverage; not cooling down.
-func (s *Server) plan(r searchRequest) ([]mcptypes.ProviderStatus, []selected) {
+func (s *Server) plan(ctx context.Context, r searchRequest) ([]mcptypes.ProviderStatus, []selected) {
 	statuses := make([]mcptypes.ProviderStatus, len(s.registry.Providers))
 	eligible := map[string]int{}
 	for i, p := range s.registry.Providers {
@@ -123,9 +123,11 @@ func (s *Server) plan(r searchRequest) ([]mcptypes.ProviderStatus, []selected) {
 			set(mcptypes.ProviderStatusStatusInputRequired, "the request lacks inputs this source needs")
 		case !p.Covers(r.pickup, r.dropoff):
 			set(mcptypes.ProviderStatusStatusNotEligible, "the trip is outside this source's coverage: "+coverageText(p))
-		case s.cooldowns.remaining(p.ID, s.now()) > 0:
-			set(mcptypes.ProviderStatusStatusRateLimited, fmt.Sprintf("cooling down after a rate limit; retry after %d seconds", ceilSeconds(s.cooldowns.remaining(p.ID, s.now()))))
 		default:
+			if wait := s.cooldowns.remaining(ctx, p.ID); wait > 0 {
+				set(mcptypes.ProviderStatusStatusRateLimited, fmt.Sprintf("cooling down after a rate limit; retry after %d seconds", ceilSeconds(wait)))
+				break
+			}
 			eligible[p.ID] = i
 		}
 		statuses[i] = st
@@ -206,7 +208,7 @@ func (s *Server) query(ctx context.Context, picked []selected, trip Trip) ([]ans
 }
 
 // ask runs one source under the per-call timeout; a 429 puts the provider
-// in cool-down for its Retry-After.
+// in cool-down for its Retry-After, on every replica when they share Redis.
 func (s *Server) ask(ctx context.Context, sel selected, t Trip, rec Recorder) answer {
 	cctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
@@ -220,7 +222,8 @@ func (s *Server) ask(ctx context.Context, sel selected, t Trip, rec Recorder) an
 			if wait <= 0 {
 				wait = defaultCooldown
 			}
-			s.cooldowns.set(sel.p.ID, s.now().Add(wait))
+			// Held even when the caller has gone: the provider still said 429.
+			s.cooldowns.hold(context.WithoutCancel(ctx), sel.p.ID, wait)
 		}
 	}
 	return a
@@ -279,7 +282,7 @@ func (s *Server) searchRides(ctx context.Context, req *mcp.CallToolRequest) (*mc
 		return s.fail(ctx, tool, err)
 	}
 	sr := newSearchRequest(in, fields)
-	statuses, picked := s.plan(sr)
+	statuses, picked := s.plan(ctx, sr)
 
 	out := mcptypes.SearchRidesResult{
 		Options:             []mcptypes.RideOption{},

@@ -4,8 +4,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/tridenttaxis/trident-mcp/server/relay/store"
 )
 
 // kind is the type of a setting's value: what -h shows beside its flag, and
@@ -18,6 +21,7 @@ const (
 	kindInt      kind = "int"
 	kindDuration kind = "duration" // as Go writes them: 500ms, 5s, 10m
 	kindTime     kind = "time"     // an RFC 3339 instant
+	kindPeriod   kind = "period"   // a duration or whole days: 720h, 30d (RELAY_RETENTION)
 )
 
 // kinds gives the type of every setting of vars that is not a plain string.
@@ -35,12 +39,36 @@ var kinds = map[string]kind{
 	"READ_HEADER_TIMEOUT":    kindDuration,
 	"FARE_CLOCK":             kindTime,
 	"RELAY_OPTION_TTL":       kindDuration,
+	"RELAY_RATE_LIMIT":       kindInt,
+	"RELAY_PROVIDER_BUDGET":  kindInt,
+	"RELAY_RETENTION":        kindPeriod,
 }
 
 // secrets are the settings -h never prints the value of, only that the
 // environment sets them.
 var secrets = map[string]bool{
 	"RELAY_SIGNING_KEYS": true, "UBER_ACCESS_TOKEN": true, "LYFT_CLIENT_SECRET": true,
+}
+
+// credentialURLs are the settings whose URL may carry a password
+// (redis://:pw@host, postgres://user:pw@host/db): -h prints them with the
+// password masked (redactURL), since the rest (which server, which
+// database) is what an operator checks there.
+var credentialURLs = map[string]bool{"REDIS_URL": true, "RELAY_DATABASE_URL": true}
+
+// redactURL masks the password of a URL, in its user information as
+// url.URL.Redacted does and in a password= query parameter (which pgx
+// reads too). A value that does not parse as a URL is not shown at all.
+func redactURL(v string) string {
+	u, err := url.Parse(v)
+	if err != nil {
+		return "(set, not shown: it does not parse as a URL)"
+	}
+	if q := u.Query(); q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
+	}
+	return u.Redacted()
 }
 
 func kindOf(env string) kind {
@@ -71,6 +99,9 @@ func (k kind) check(v string) error {
 	case kindTime:
 		_, err = time.Parse(time.RFC3339, v)
 		want = "an RFC 3339 instant such as 2025-06-18T09:00:00Z"
+	case kindPeriod:
+		_, err = store.ParseRetention(v)
+		want = "a positive duration such as 720h or a number of days such as 30d"
 	}
 	if err != nil {
 		return errors.New("want " + want)

@@ -3,22 +3,37 @@ package main
 import (
 	"context"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/tridenttaxis/trident-mcp/server/limits"
+	"github.com/tridenttaxis/trident-mcp/server/relay"
 )
 
-// openSharedLimiter connects the Trident endpoint's rate limiter to Redis
-// when REDIS_URL is set and the limiter is on, so every replica spends one
-// budget per client; Trident's keys are under REDIS_KEY_PREFIX + "trident:".
-// A wrong URL or an unreachable Redis stops the server at start. The
-// returned function releases the client.
-func openSharedLimiter(ctx context.Context, c *config) (func() error, error) {
-	if c.redisURL == "" || c.trident.RateLimit == "" || c.trident.RateLimit == "off" {
-		return func() error { return nil }, nil
+// openRedis opens the process's one Redis client when REDIS_URL is set, for
+// every endpoint to share: Trident's limiter (when RATE_LIMIT is on) counts
+// under REDIS_KEY_PREFIX + "trident:", Relay's limits and provider
+// cool-downs under REDIS_KEY_PREFIX + "relay:", so replicas agree and the
+// endpoints' keys stay apart. One client rather than one per endpoint: one
+// pool of connections to size and watch, one PING at start, one Close at
+// shutdown. A wrong URL or an unreachable Redis stops the server at start.
+// It returns the options that hand the client to relay.FromEnv, and the
+// function that closes the client (a no-op without REDIS_URL), to be called
+// once, after the endpoints have closed.
+func openRedis(ctx context.Context, c *config) ([]relay.EnvOption, func() error, error) {
+	if c.redisURL == "" {
+		return nil, func() error { return nil }, nil
 	}
-	lim, closeFn, err := limits.Open(ctx, c.redisURL, c.redisPrefix+"trident:")
+	client, err := limits.Connect(ctx, c.redisURL)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	c.trident.SharedLimiter = lim
-	return closeFn, nil
+	shareRedis(c, client)
+	return []relay.EnvOption{relay.WithRedis(client, c.redisPrefix+"relay:")}, client.Close, nil
+}
+
+// shareRedis points Trident's limiter at client, when the limiter is on.
+func shareRedis(c *config, client redis.UniversalClient) {
+	if c.trident.RateLimit != "" && c.trident.RateLimit != "off" {
+		c.trident.SharedLimiter = limits.NewRedis(client, c.redisPrefix+"trident:")
+	}
 }

@@ -101,3 +101,86 @@ func TestTwoReplicasShareTheRateLimit(t *testing.T) {
 		t.Logf("limiter keys in Redis: %s", fmt.Sprint(keys))
 	}
 }
+
+// ridesSearch is one search_rides call for New York, where no source of a
+// bare server is eligible: Relay's limit is all it spends in Redis.
+const ridesSearch = `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"search_rides","arguments":{"pickup":{"latitude":40.6413,"longitude":-73.7781},"dropoff":{"latitude":40.758,"longitude":-73.9855}}}}`
+
+// TestOneRedisClientForBothEndpoints: a server with REDIS_URL limits both
+// Trident (/mcp, RATE_LIMIT=seed) and Relay (/mcp/rides, RELAY_RATE_LIMIT)
+// through one Redis client, each endpoint under its own key prefix: Redis
+// sees one connection of the process's name, and keys under
+// REDIS_KEY_PREFIX + "trident:" and + "relay:".
+func TestOneRedisClientForBothEndpoints(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the server binary")
+	}
+	rc := redisOrSkip(t)
+	b := make([]byte, 6)
+	rand.Read(b)
+	run := hex.EncodeToString(b)
+	prefix := "trident-mcp-test:" + run + ":"
+	name := "trident-mcp-test-" + run // CLIENT SETNAME of every connection of the server's client
+	t.Cleanup(func() {
+		ctx := context.Background()
+		for iter := rc.Scan(ctx, 0, "*"+prefix+"*", 100).Iterator(); iter.Next(ctx); {
+			rc.Del(ctx, iter.Val())
+		}
+	})
+	base := testserver.Start(t, testserver.Build(t), testserver.FreeAddr(t), "RATE_LIMIT=seed", "RELAY_RATE_LIMIT=3",
+		"REDIS_URL=redis://"+rc.Options().Addr+"/0?client_name="+name, "REDIS_KEY_PREFIX="+prefix, "LOG_LEVEL=warn")
+	post := func(path, body string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, base+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		bs, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(bs)
+	}
+
+	for i := range 10 {
+		if status, body := post("/mcp", bookingCall); status != http.StatusOK {
+			t.Fatalf("booking %d: HTTP %d %s, want 200 within the seed's 10", i+1, status, body)
+		}
+	}
+	if status, body := post("/mcp", bookingCall); status != http.StatusTooManyRequests {
+		t.Errorf("11th booking: HTTP %d %s, want 429 (Trident limited through Redis)", status, body)
+	}
+	for i := range 3 {
+		if status, body := post("/mcp/rides", ridesSearch); status != http.StatusOK || strings.Contains(body, `"isError":true`) {
+			t.Fatalf("search %d: HTTP %d %s, want a result within RELAY_RATE_LIMIT=3", i+1, status, body)
+		}
+	}
+	if _, body := post("/mcp/rides", ridesSearch); !strings.Contains(body, `\"status\":\"rate_limited\"`) || !strings.Contains(body, "retry_after_seconds") {
+		t.Errorf("4th search: %s, want the rate_limited refusal with retry_after_seconds (Relay limited through Redis)", body)
+	}
+
+	ctx := context.Background()
+	for _, endpoint := range []string{"trident:", "relay:"} {
+		keys, err := rc.Keys(ctx, "rate:"+prefix+endpoint+"*").Result()
+		if err != nil || len(keys) == 0 {
+			t.Errorf("no keys under %q (%v): that endpoint did not count in Redis under its own prefix", prefix+endpoint, err)
+		}
+	}
+	list, err := rc.ClientList(ctx).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conns := 0
+	for _, line := range strings.Split(list, "\n") {
+		if strings.Contains(line, " name="+name+" ") {
+			conns++
+		}
+	}
+	// Two clients would hold a connection each (each PINGs at start); one
+	// client used by one request at a time reuses its one connection.
+	if conns != 1 {
+		t.Errorf("the server holds %d connections named %s, want 1 (one client for both endpoints)", conns, name)
+	}
+	t.Logf("connections of the server's client after 11 Trident and 4 Relay calls: %d", conns)
+}

@@ -18,7 +18,7 @@
 //	GEO_BREAKER_FAILURES, GEO_BREAKER_OPEN  5, 30s  circuit breaker of the HTTP back ends (0 failures: off)
 //	ALLOWED_ORIGINS    (PUBLIC_BASE_URL + loopback)  comma-separated browser origins, or *
 //	RATE_LIMIT         off                        off, or seed (the specification's suggested caps)
-//	REDIS_URL          (none)                     share the limiter's counts across replicas (redis://host:6379/0)
+//	REDIS_URL          (none)                     share the limiters' counts and Relay's cool-downs across replicas (redis://host:6379/0); one client for both endpoints
 //	REDIS_KEY_PREFIX   trident-mcp:               keeps this deployment's keys apart on a shared Redis
 //	MAX_BODY_BYTES     1048576                    larger request bodies get 413
 //	MCP_PROTOCOL_VERSIONS  (all)                  comma-separated MCP revisions to serve
@@ -26,6 +26,10 @@
 //	SHUTDOWN_DELAY     5s                         on SIGTERM, serve this long with /readyz 503 before closing (0: none)
 //	SHUTDOWN_TIMEOUT   30s                        then wait this long for calls in flight
 //	READ_HEADER_TIMEOUT  10s                      time allowed for a request's headers (slow clients are cut off)
+//
+// Relay's settings (RELAY_SIGNING_KEYS, RELAY_DATABASE_URL, RELAY_RETENTION,
+// RELAY_RATE_LIMIT, RELAY_PROVIDER_BUDGET, UBER_*, LYFT_* and the others of
+// the vars table) are flags the same way, read by relay.FromEnv.
 //
 // It logs JSON to stderr and shuts down gracefully on SIGTERM or SIGINT:
 // it reports not ready and keeps serving for SHUTDOWN_DELAY, then lets
@@ -60,6 +64,7 @@ import (
 	"github.com/tridenttaxis/trident-mcp/server/relay"
 	"github.com/tridenttaxis/trident-mcp/server/relay/providers/lyft"
 	"github.com/tridenttaxis/trident-mcp/server/relay/providers/uber"
+	"github.com/tridenttaxis/trident-mcp/server/relay/store"
 	"github.com/tridenttaxis/trident-mcp/server/trident"
 )
 
@@ -85,7 +90,7 @@ type config struct {
 	host     server.Options  // what every endpoint shares
 	trident  trident.Options // the Trident endpoint at /mcp
 
-	redisURL, redisPrefix string            // REDIS_URL, REDIS_KEY_PREFIX: the shared limiter
+	redisURL, redisPrefix string            // REDIS_URL, REDIS_KEY_PREFIX: the one Redis client (limiter.go)
 	relayFlags            map[string]string // Relay's settings given as flags, by variable
 	geo                   geo.Config        // built in run, with the server's logger
 }
@@ -111,7 +116,7 @@ var vars = []struct{ env, def, help string }{
 	{"GEO_BREAKER_OPEN", geo.DefaultBreakerOpen.String(), "how long an open breaker fails calls fast before a probe"},
 	{"ALLOWED_ORIGINS", "", "comma-separated allowed browser origins, or * (default: PUBLIC_BASE_URL and loopback)"},
 	{"RATE_LIMIT", "off", "off or seed"},
-	{"REDIS_URL", "", "Redis URL (redis://host:6379/0): the rate limiter's counts are shared by every replica using it (default: per process)"},
+	{"REDIS_URL", "", "Redis URL (redis://host:6379/0): the rate limiters' counts and Relay's provider cool-downs are shared by every replica using it, one client for both endpoints (default: per process)"},
 	{"REDIS_KEY_PREFIX", "trident-mcp:", "prefix of this deployment's keys in Redis"},
 	{"MAX_BODY_BYTES", strconv.Itoa(server.DefaultMaxBodyBytes), "request body limit in bytes"},
 	{"MCP_PROTOCOL_VERSIONS", "", "comma-separated MCP revisions to serve (default all: " + strings.Join(mcphttp.ProtocolVersions(), ",") + ")"},
@@ -126,12 +131,20 @@ var vars = []struct{ env, def, help string }{
 	{"RELAY_RESOURCE_URL", "", "Relay's canonical resource URI (default $PUBLIC_BASE_URL/mcp/rides)"},
 	{"RELAY_PROVIDERS_FILE", "", "provider registry JSON (default the shipped contracts/relay/providers.json)"},
 	{"RELAY_TRIDENT_URL", "", "Trident endpoint Relay prices with (default this server's own /mcp; set empty to disable)"},
+	{"RELAY_RATE_LIMIT", strconv.Itoa(relay.DefaultActorPerMinute), "Relay tool calls per minute per caller, over which a call is refused rate_limited (0 for no limit)"},
+	{"RELAY_PROVIDER_BUDGET", strconv.Itoa(relay.DefaultProviderPerMinute), "upstream requests per minute per provider, from all callers; a spent budget cools the provider down"},
+	{"RELAY_DATABASE_URL", store.DefaultURL, "Relay's store of sessions, journeys and events: sqlite:PATH (one machine) or postgres://... (several replicas); migrations run at start"},
+	{"RELAY_RETENTION", retentionDays(store.DefaultRetention), "how long Relay keeps idle journeys and retained events, a duration or whole days (720h, 30d); a background purge deletes the rest"},
 	{"UBER_API_URL", uber.DefaultBaseURL, "Uber API base URL"},
 	{"UBER_ACCESS_TOKEN", "", "Uber access token for price estimates (none: Uber is not queried)"},
 	{"LYFT_API_URL", lyft.DefaultBaseURL, "Lyft API base URL"},
 	{"LYFT_CLIENT_ID", "", "Lyft client id for cost estimates (none: Lyft is not queried)"},
 	{"LYFT_CLIENT_SECRET", "", "Lyft client secret"},
 }
+
+// retentionDays writes a retention as RELAY_RETENTION's documented whole
+// days ("30d").
+func retentionDays(d time.Duration) string { return strconv.Itoa(int(d/(24*time.Hour))) + "d" }
 
 // relayVar tells the settings relay.FromEnv reads itself from the others.
 func relayVar(env string) bool {
@@ -140,9 +153,18 @@ func relayVar(env string) bool {
 
 // relayLookup is what relay.FromEnv reads its settings through: a flag given
 // on the command line (even empty: -relay-trident-url= disables the
-// source), else the environment, as lookup says it.
+// source), else the environment, as lookup says it. REDIS_URL and
+// REDIS_KEY_PREFIX are the host's, flag or variable: Relay is handed the
+// host's client (openRedis), and with -redis-url= it must not open one
+// from the environment either.
 func (c *config) relayLookup(lookup func(string) (string, bool)) func(string) (string, bool) {
 	return func(env string) (string, bool) {
+		switch env {
+		case "REDIS_URL":
+			return c.redisURL, c.redisURL != ""
+		case "REDIS_KEY_PREFIX":
+			return c.redisPrefix, true
+		}
 		if v, ok := c.relayFlags[env]; ok {
 			return v, true
 		}
@@ -277,11 +299,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if c.stdio {
 		return serveStdio(ctx, c, logger)
 	}
-	closeLimiter, err := openSharedLimiter(ctx, c)
+	relayRedis, closeRedis, err := openRedis(ctx, c)
 	if err != nil {
 		return err
 	}
-	defer closeLimiter()
+	defer closeRedis() // after srv.Close: the endpoints are done with it
 	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
 		return err
@@ -296,7 +318,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	// Each MCP endpoint is one package; mounting another is one more
 	// argument here.
-	relayEP, err := relay.FromEnv(c.relayLookup(os.LookupEnv), relay.SelfMCPURL(c.addr), logger)
+	relayEP, err := relay.FromEnv(c.relayLookup(os.LookupEnv), relay.SelfMCPURL(c.addr), logger, relayRedis...)
 	if err != nil {
 		return err
 	}

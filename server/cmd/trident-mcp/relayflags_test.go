@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 )
@@ -56,5 +58,94 @@ func TestRelayFlags(t *testing.T) {
 	var ue usageError
 	if _, err := parseConfig([]string{"-relay-option-ttl", "5"}, getenv); !errors.As(err, &ue) || !strings.Contains(err.Error(), "relay-option-ttl") {
 		t.Errorf("-relay-option-ttl 5: %v, want a usage error naming the flag", err)
+	}
+}
+
+// Relay's store and limits are flags too: typed and defaulted in -h, a flag
+// over the variable, a bad value a usage error naming the flag (a bad
+// variable an error naming it), and a URL's password never in -h.
+func TestRelayStoreAndLimitFlags(t *testing.T) {
+	env := map[string]string{
+		"RELAY_DATABASE_URL": "postgres://relay:hunter2@db.internal:5432/relay?sslmode=disable",
+		"REDIS_URL":          "redis://:hunter3@cache.internal:6379/0",
+		"RELAY_RATE_LIMIT":   "1000", "RELAY_RETENTION": "90d",
+	}
+	getenv := func(k string) string { return env[k] }
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+
+	_, err := parseConfig([]string{"-h"}, getenv)
+	var help helpRequest
+	if !errors.As(err, &help) {
+		t.Fatalf("-h: %v", err)
+	}
+	var out bytes.Buffer
+	usage(&out, help.fs, getenv)
+	for _, want := range []string{
+		"-relay-rate-limit int\n", "($RELAY_RATE_LIMIT) (default 300)", `now 1000, from $RELAY_RATE_LIMIT`,
+		"-relay-provider-budget int\n", "($RELAY_PROVIDER_BUDGET) (default 600)",
+		"-relay-database-url string\n", `($RELAY_DATABASE_URL) (default "sqlite:relay.db")`,
+		`now "postgres://relay:xxxxx@db.internal:5432/relay?sslmode=disable", from $RELAY_DATABASE_URL`,
+		`now "redis://:xxxxx@cache.internal:6379/0", from $REDIS_URL`,
+		"-relay-retention period\n", "($RELAY_RETENTION) (default 30d)", "now 90d, from $RELAY_RETENTION",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("-h lacks %q", want)
+		}
+	}
+	for _, secret := range []string{"hunter2", "hunter3"} {
+		if strings.Contains(out.String(), secret) {
+			t.Errorf("-h prints the password %q", secret)
+		}
+	}
+	if got := redactURL("postgres://db/relay?user=relay&password=hunter4"); strings.Contains(got, "hunter4") {
+		t.Errorf("redactURL of a password= query: %q", got)
+	}
+
+	c, err := parseConfig([]string{"-relay-rate-limit", "5", "-relay-provider-budget", "7", "-relay-database-url", "sqlite:/tmp/x.db", "-relay-retention", "12h"}, getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := c.relayLookup(lookup)
+	for env, want := range map[string]string{"RELAY_RATE_LIMIT": "5", "RELAY_PROVIDER_BUDGET": "7", "RELAY_DATABASE_URL": "sqlite:/tmp/x.db", "RELAY_RETENTION": "12h"} {
+		if v, set := get(env); v != want || !set {
+			t.Errorf("%s = %q, %v; want the flag's %q", env, v, set, want)
+		}
+	}
+	c, err = parseConfig(nil, getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := c.relayLookup(lookup)("RELAY_RETENTION"); v != "90d" {
+		t.Errorf("RELAY_RETENTION without a flag = %q, want the environment's 90d", v)
+	}
+
+	var ue usageError
+	for _, args := range [][]string{{"-relay-rate-limit", "many"}, {"-relay-provider-budget", "1.5"}, {"-relay-retention", "5"}, {"-relay-retention", "0d"}} {
+		if _, err := parseConfig(args, getenv); !errors.As(err, &ue) || !strings.Contains(err.Error(), args[0]) {
+			t.Errorf("%v: %v, want a usage error naming the flag", args, err)
+		}
+	}
+	if _, err := parseConfig(nil, func(k string) string { return map[string]string{"RELAY_RETENTION": "soon"}[k] }); err == nil ||
+		!strings.Contains(err.Error(), `RELAY_RETENTION="soon"`) || !strings.Contains(err.Error(), "30d") {
+		t.Errorf("RELAY_RETENTION=soon: %v, want an error naming it and the forms it takes", err)
+	}
+}
+
+// A Relay flag reaches Relay when the server starts: -relay-database-url
+// wins over the variable (a store that cannot open stops the start, naming
+// RELAY_DATABASE_URL), and so does -relay-provider-budget.
+func TestRelayFlagsReachTheServer(t *testing.T) {
+	dir := t.TempDir()
+	e := map[string]string{"ADDR": "127.0.0.1:0", "RELAY_DATABASE_URL": "sqlite:" + dir + "/env.db", "RELAY_TRIDENT_URL": ""}
+	getenv := func(k string) string { return e[k] }
+	t.Setenv("RELAY_DATABASE_URL", e["RELAY_DATABASE_URL"]) // relay.FromEnv reads the process's environment
+	err := run(context.Background(), []string{"-relay-database-url", "mysql://db/relay"}, getenv, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "RELAY_DATABASE_URL") || !strings.Contains(err.Error(), "mysql") {
+		t.Errorf("-relay-database-url mysql://…: %v, want the start stopped on the flag's store", err)
+	}
+	t.Setenv("RELAY_PROVIDER_BUDGET", "10")
+	err = run(context.Background(), []string{"-relay-provider-budget", "-1"}, getenv, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), `RELAY_PROVIDER_BUDGET="-1"`) {
+		t.Errorf("-relay-provider-budget -1: %v, want the start stopped on the flag's value", err)
 	}
 }

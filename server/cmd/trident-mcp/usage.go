@@ -66,6 +66,8 @@ Flags (each also read from the environment variable it names; a flag wins):
 		}
 		if e := getenv(v.env); e != "" && secrets[v.env] {
 			fmt.Fprintf(w, "\n    \tnow set, from $%s", v.env)
+		} else if e != "" && credentialURLs[v.env] {
+			fmt.Fprintf(w, "\n    \tnow %s, from $%s", strconv.Quote(redactURL(e)), v.env)
 		} else if e != "" {
 			fmt.Fprintf(w, "\n    \tnow %s, from $%s", quoteIfString(v.env, e), v.env)
 		}
