@@ -46,13 +46,18 @@ func TestProviderBudget(t *testing.T) {
 	if len(res.Errors) != 1 || res.Errors[0].Code != "rate_limited" || res.Errors[0].RetryAfterSeconds == nil || *res.Errors[0].RetryAfterSeconds != 60 {
 		t.Fatalf("second search errors = %+v, want uber rate_limited with retry_after_seconds 60", res.Errors)
 	}
+	if st := statusOf(res, "uber"); st.Status != "rate_limited" || st.RetryAfterSeconds == nil || *st.RetryAfterSeconds != 60 {
+		t.Errorf("second search: uber %+v, want rate_limited with retry_after_seconds 60", st)
+	}
 	for _, pc := range res.ProviderCalls {
 		if pc.Provider == "uber" {
 			t.Errorf("a provider over budget was called: %+v", pc)
 		}
 	}
-	if st := statusOf(search(t, c, args), "uber"); st.Status != "rate_limited" {
-		t.Errorf("third search: uber %+v, want rate_limited (cooling down)", st)
+	// Twenty seconds on, the cool-down has forty left, and says so.
+	clock.Add(20 * time.Second)
+	if st := statusOf(search(t, c, args), "uber"); st.Status != "rate_limited" || st.RetryAfterSeconds == nil || *st.RetryAfterSeconds != 40 {
+		t.Errorf("third search: uber %+v, want rate_limited (cooling down) with retry_after_seconds 40", st)
 	}
 	if n := uber.calls.Load(); n != 1 {
 		t.Errorf("uber called %d times, want 1", n)

@@ -218,8 +218,9 @@ func TestTwoReplicasShareCooldowns(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := statusOf(*onB, "uber")
-	if st.Status != "rate_limited" || st.Reason == nil || !strings.Contains(*st.Reason, "retry after") || calledUber(*onB) {
-		t.Errorf("B's search after A's 429: uber %+v (called: %v), want rate_limited, cooling down, not called", st, calledUber(*onB))
+	if st.Status != "rate_limited" || st.Reason == nil || !strings.Contains(*st.Reason, "retry after") || calledUber(*onB) ||
+		st.RetryAfterSeconds == nil || *st.RetryAfterSeconds < 110 || *st.RetryAfterSeconds > 120 {
+		t.Errorf("B's search after A's 429: uber %+v (called: %v), want rate_limited, cooling down with retry_after_seconds about 120, not called", st, calledUber(*onB))
 	}
 	if st.Reason != nil {
 		t.Logf("B's search: uber %s: %s", st.Status, *st.Reason)

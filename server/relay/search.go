@@ -125,7 +125,9 @@ func (s *Server) plan(ctx context.Context, r searchRequest) ([]mcptypes.Provider
 			set(mcptypes.ProviderStatusStatusNotEligible, "the trip is outside this source's coverage: "+coverageText(p))
 		default:
 			if wait := s.cooldowns.remaining(ctx, p.ID); wait > 0 {
-				set(mcptypes.ProviderStatusStatusRateLimited, fmt.Sprintf("cooling down after a rate limit; retry after %d seconds", ceilSeconds(wait)))
+				n := ceilSeconds(wait)
+				set(mcptypes.ProviderStatusStatusRateLimited, fmt.Sprintf("cooling down after a rate limit; retry after %d seconds", n))
+				st.RetryAfterSeconds = &n
 				break
 			}
 			eligible[p.ID] = i
@@ -218,15 +220,20 @@ func (s *Server) ask(ctx context.Context, sel selected, t Trip, rec Recorder) an
 		a.err = asSourceError(err)
 		s.log.WarnContext(ctx, "relay: source failed", "provider", sel.p.ID, "code", string(a.err.Code), "error", a.err.Error())
 		if a.err.Code == mcptypes.ProviderErrorCodeRateLimited {
-			wait := a.err.RetryAfter
-			if wait <= 0 {
-				wait = defaultCooldown
-			}
 			// Held even when the caller has gone: the provider still said 429.
-			s.cooldowns.hold(context.WithoutCancel(ctx), sel.p.ID, wait)
+			s.cooldowns.hold(context.WithoutCancel(ctx), sel.p.ID, cooldownOf(a.err))
 		}
 	}
 	return a
+}
+
+// cooldownOf is how long a rate-limited provider is left alone: its
+// Retry-After, or defaultCooldown when it gave none.
+func cooldownOf(e *SourceError) time.Duration {
+	if e.RetryAfter > 0 {
+		return e.RetryAfter
+	}
+	return defaultCooldown
 }
 
 func providerCall(provider string, a Attempt) mcptypes.ProviderCall {
@@ -318,6 +325,8 @@ func (s *Server) searchRides(ctx context.Context, req *mcp.CallToolRequest) (*mc
 				failed = true
 			case a.err.Code == mcptypes.ProviderErrorCodeRateLimited:
 				st.Status = mcptypes.ProviderStatusStatusRateLimited
+				n := ceilSeconds(cooldownOf(a.err))
+				st.RetryAfterSeconds = &n
 				failed = true
 			default:
 				st.Status = mcptypes.ProviderStatusStatusFailed

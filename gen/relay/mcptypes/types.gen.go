@@ -319,6 +319,8 @@ type ProviderStatus struct {
 	MissingFields []string `json:"missing_fields"`
 	// A short explanation, or null.
 	Reason *string `json:"reason"`
+	// rate_limited: seconds until Relay asks this provider again (its Retry-After, or what is left of the cool-down, shared by every replica); null otherwise. (range 0–∞)
+	RetryAfterSeconds *int64 `json:"retry_after_seconds"`
 }
 
 // api: a priced source; handoff: links only. One of the ProviderStatusKind* constants.

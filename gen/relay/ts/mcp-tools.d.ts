@@ -194,6 +194,8 @@ export interface ProviderStatus {
   missing_fields: string[];
   /** A short explanation, or null. */
   reason: string | null;
+  /** rate_limited: seconds until Relay asks this provider again (its Retry-After, or what is left of the cool-down, shared by every replica); null otherwise. (range 0–∞) */
+  retry_after_seconds: number | null;
 }
 
 /** One real attempt at a provider API. */
