@@ -47,7 +47,7 @@ var kinds = map[string]kind{
 // secrets are the settings -h never prints the value of, only that the
 // environment sets them.
 var secrets = map[string]bool{
-	"RELAY_SIGNING_KEYS": true, "UBER_ACCESS_TOKEN": true, "LYFT_CLIENT_SECRET": true,
+	"RELAY_SIGNING_KEYS": true, "RELAY_TRIDENT_CLIENT_SECRET": true, "UBER_ACCESS_TOKEN": true, "LYFT_CLIENT_SECRET": true,
 }
 
 // credentialURLs are the settings whose URL may carry a password

@@ -91,6 +91,7 @@ type config struct {
 	trident  trident.Options // the Trident endpoint at /mcp
 
 	redisURL, redisPrefix string            // REDIS_URL, REDIS_KEY_PREFIX: the one Redis client (limiter.go)
+	oauthIssuer           string            // OAUTH_ISSUER, flag or variable, for Relay's own token requests
 	relayFlags            map[string]string // Relay's settings given as flags, by variable
 	geo                   geo.Config        // built in run, with the server's logger
 }
@@ -131,6 +132,10 @@ var vars = []struct{ env, def, help string }{
 	{"RELAY_RESOURCE_URL", "", "Relay's canonical resource URI (default $PUBLIC_BASE_URL/mcp/rides)"},
 	{"RELAY_PROVIDERS_FILE", "", "provider registry JSON (default the shipped contracts/relay/providers.json)"},
 	{"RELAY_TRIDENT_URL", "", "Trident endpoint Relay prices with (default this server's own /mcp; set empty to disable)"},
+	{"RELAY_TRIDENT_CLIENT_ID", "", "OAuth mode: Relay's own confidential client, for a client-credentials token to call Trident with (never its caller's token; none: Relay calls Trident without one)"},
+	{"RELAY_TRIDENT_CLIENT_SECRET", "", "that client's secret"},
+	{"RELAY_TRIDENT_TOKEN_URL", "", "token endpoint of that client-credentials request (default $OAUTH_ISSUER/oauth/token)"},
+	{"RELAY_TRIDENT_RESOURCE", "", "RFC 8707 resource of that request (default $MCP_RESOURCE_URL, else $PUBLIC_BASE_URL/mcp)"},
 	{"RELAY_RATE_LIMIT", strconv.Itoa(relay.DefaultActorPerMinute), "Relay tool calls per minute per caller, over which a call is refused rate_limited (0 for no limit)"},
 	{"RELAY_PROVIDER_BUDGET", strconv.Itoa(relay.DefaultProviderPerMinute), "upstream requests per minute per provider, from all callers; a spent budget cools the provider down"},
 	{"RELAY_DATABASE_URL", store.DefaultURL, "Relay's store of sessions, journeys and events: sqlite:PATH (one machine) or postgres://... (several replicas); migrations run at start"},
@@ -153,10 +158,13 @@ func relayVar(env string) bool {
 
 // relayLookup is what relay.FromEnv reads its settings through: a flag given
 // on the command line (even empty: -relay-trident-url= disables the
-// source), else the environment, as lookup says it. REDIS_URL and
-// REDIS_KEY_PREFIX are the host's, flag or variable: Relay is handed the
-// host's client (openRedis), and with -redis-url= it must not open one
-// from the environment either.
+// source), else the environment, as lookup says it. The host's own
+// settings Relay reads are the host's values, flag or variable: REDIS_URL
+// and REDIS_KEY_PREFIX (Relay is handed the host's client, openRedis, and
+// with -redis-url= it must not open one from the environment either), and
+// OAUTH_ISSUER, MCP_RESOURCE_URL and PUBLIC_BASE_URL (the token endpoint
+// and resource of Relay's own client-credentials token for Trident; the
+// base URL as the host settled it, from the listener when unset).
 func (c *config) relayLookup(lookup func(string) (string, bool)) func(string) (string, bool) {
 	return func(env string) (string, bool) {
 		switch env {
@@ -164,6 +172,12 @@ func (c *config) relayLookup(lookup func(string) (string, bool)) func(string) (s
 			return c.redisURL, c.redisURL != ""
 		case "REDIS_KEY_PREFIX":
 			return c.redisPrefix, true
+		case "OAUTH_ISSUER":
+			return c.oauthIssuer, c.oauthIssuer != ""
+		case "MCP_RESOURCE_URL":
+			return c.trident.ResourceURL, c.trident.ResourceURL != ""
+		case "PUBLIC_BASE_URL":
+			return c.host.PublicBaseURL, c.host.PublicBaseURL != ""
 		}
 		if v, ok := c.relayFlags[env]; ok {
 			return v, true
@@ -227,7 +241,8 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		return ""
 	}
 
-	c := &config{addr: get("ADDR"), stdio: *stdio, redisURL: get("REDIS_URL"), redisPrefix: get("REDIS_KEY_PREFIX"), relayFlags: map[string]string{}}
+	c := &config{addr: get("ADDR"), stdio: *stdio, redisURL: get("REDIS_URL"), redisPrefix: get("REDIS_KEY_PREFIX"),
+		oauthIssuer: get("OAUTH_ISSUER"), relayFlags: map[string]string{}}
 	fs.Visit(func(f *flag.Flag) {
 		if v, ok := f.Value.(*setting); ok {
 			for _, row := range vars {

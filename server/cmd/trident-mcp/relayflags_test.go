@@ -149,3 +149,49 @@ func TestRelayFlagsReachTheServer(t *testing.T) {
 		t.Errorf("-relay-provider-budget -1: %v, want the start stopped on the flag's value", err)
 	}
 }
+
+// Relay's client-credentials settings are flags too (the secret never in
+// -h), and Relay reads the host's OAuth issuer, resource and base URL as
+// the host has them, flags included: with everything given as flags and
+// nothing in the environment, Relay's token request is fully configured.
+func TestRelayTridentCredentialFlags(t *testing.T) {
+	getenv := func(string) string { return "" }
+	none := func(string) (string, bool) { return "", false }
+	c, err := parseConfig([]string{
+		"-mcp-require-oauth=true", "-oauth-issuer", "https://issuer.example/auth/v1", "-public-base-url", "https://rides.example",
+		"-relay-trident-client-id", "relay", "-relay-trident-client-secret", "s3cret",
+	}, getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := c.relayLookup(none)
+	for env, want := range map[string]string{
+		"RELAY_TRIDENT_CLIENT_ID": "relay", "RELAY_TRIDENT_CLIENT_SECRET": "s3cret",
+		"OAUTH_ISSUER": "https://issuer.example/auth/v1", "PUBLIC_BASE_URL": "https://rides.example",
+	} {
+		if v, set := get(env); v != want || !set {
+			t.Errorf("%s = %q, %v; want %q through the flags", env, v, set, want)
+		}
+	}
+	if v, set := get("MCP_RESOURCE_URL"); set {
+		t.Errorf("MCP_RESOURCE_URL = %q, want unset (no flag, no variable)", v)
+	}
+
+	env := map[string]string{"RELAY_TRIDENT_CLIENT_SECRET": "hunter2"}
+	_, err = parseConfig([]string{"-h"}, func(k string) string { return env[k] })
+	var help helpRequest
+	if !errors.As(err, &help) {
+		t.Fatalf("-h: %v", err)
+	}
+	var out bytes.Buffer
+	usage(&out, help.fs, func(k string) string { return env[k] })
+	for _, want := range []string{"-relay-trident-client-id string", "-relay-trident-client-secret string", "now set, from $RELAY_TRIDENT_CLIENT_SECRET",
+		"-relay-trident-token-url string", "-relay-trident-resource string"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("-h lacks %q", want)
+		}
+	}
+	if strings.Contains(out.String(), "hunter2") {
+		t.Error("-h prints Relay's client secret")
+	}
+}
