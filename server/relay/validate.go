@@ -12,6 +12,7 @@ import (
 
 	"github.com/tridenttaxis/trident-mcp/contracts"
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/server/draft2020"
 )
 
 // inputSchemas are the compiled input schemas of the tools, by tool name.
@@ -28,15 +29,9 @@ func compileInputs(m *contracts.Manifest) (inputSchemas, error) {
 		if err != nil {
 			return nil, err
 		}
-		c := jsonschema.NewCompiler()
-		c.Draft = jsonschema.Draft2020
-		c.AssertFormat = true
-		if err := c.AddResource(t.InputSchema, bytes.NewReader(raw)); err != nil {
-			return nil, fmt.Errorf("relay: %s: %w", t.InputSchema, err)
-		}
-		s, err := c.Compile(t.InputSchema)
+		s, err := draft2020.Compile(t.InputSchema, raw)
 		if err != nil {
-			return nil, fmt.Errorf("relay: %s: %w", t.InputSchema, err)
+			return nil, fmt.Errorf("relay: %w", err)
 		}
 		out[t.Name] = s
 	}
