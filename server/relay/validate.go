@@ -51,7 +51,7 @@ func (in inputSchemas) decode(tool string, raw json.RawMessage, v any) *refusal 
 	if err := dec.Decode(&doc); err != nil {
 		return invalidArguments(mcptypes.FieldProblem{Field: "", Reason: "arguments are not valid JSON"})
 	}
-	if at, ok := tooLarge(doc, ""); ok {
+	if at, ok := outOfRange(doc, ""); ok {
 		return invalidArguments(mcptypes.FieldProblem{Field: at, Reason: "number out of range"})
 	}
 	if err := in[tool].Validate(doc); err != nil {
