@@ -20,7 +20,7 @@ import (
 func FuzzSearchInput(f *testing.F) {
 	for _, seed := range []string{
 		`{}`, `null`, ``, `[]`, `{"pickup":{"latitude":40.6413,"longitude":-73.7781},"dropoff":{"latitude":40.758,"longitude":-73.9855},"party_size":2}`,
-		`{"pickup":{"latitude":1e400,"longitude":0}}`, `{"limit":12.0}`, `{"limit":9223372036854775808}`, `{"providers":["uber","uber"]}`,
+		`{"pickup":{"latitude":1e400,"longitude":0}}`, `{"pickup":{"latitude":1e-99999999999,"longitude":0e99999999}}`, `{"limit":12.0}`, `{"limit":9223372036854775808}`, `{"providers":["uber","uber"]}`,
 		`{"currency":"GB\u0000"}`, `{"context":{"session_id":"a","journey_id":"b","intent_id":"c","request_id":"d","verification":{"kid":"k1","alg":"HS256","signature":"x"}}}`,
 		`{"journey_context":{"start_date":"2026-02-30"}}`, `{"destination_city":"` + strings.Repeat("x", 101) + `"}`,
 	} {

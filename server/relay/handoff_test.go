@@ -83,15 +83,7 @@ func TestProviderEntryHandoff(t *testing.T) {
 }
 
 func TestIntegrationRequiredWithoutConsumerPath(t *testing.T) {
-	reg, err := relay.LoadRegistry("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range reg.Providers {
-		if reg.Providers[i].ID == "lyft" {
-			reg.Providers[i].Link, reg.Providers[i].EntryPage = nil, ""
-		}
-	}
+	reg := registryWith(t, "lyft", func(p *relay.Provider) { p.Link, p.EntryPage = nil, "" })
 	_, c := newRelay(t, relay.Options{Registry: reg, Sources: map[string]relay.Source{"lyft": &fakeSource{quotes: []relay.Quote{quote("lyft", 1, 2)}}}})
 	out := nySearch(t, c, nil)
 	h := handoff(t, c, map[string]any{"option": out.Options[0], "context": out.RelayContext})

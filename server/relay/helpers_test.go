@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -14,9 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/tridenttaxis/trident-mcp/client"
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/server"
+	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
 	"github.com/tridenttaxis/trident-mcp/server/relay"
 	"github.com/tridenttaxis/trident-mcp/server/trident"
 )
@@ -57,26 +58,46 @@ func startTrident(tb testing.TB) string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	srv, err := server.New(&server.Options{Logger: discard}, ep)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	ts := httptest.NewServer(srv.Handler())
-	tb.Cleanup(func() { ts.Close(); srv.Close() })
-	return ts.URL + "/mcp"
+	return serveHost(tb, ep).URL + "/mcp"
 }
 
 // hostURL mounts Relay on the project's host, behind the shared front
 // door, and returns the URL of /mcp/rides.
 func hostURL(tb testing.TB, s *relay.Server) (string, *http.Client) {
 	tb.Helper()
-	srv, err := server.New(&server.Options{Logger: discard}, s.Endpoint())
+	ts := serveHost(tb, s.Endpoint())
+	return ts.URL + relay.Path, ts.Client()
+}
+
+// serveHost serves an endpoint on the project's host over HTTP until the
+// test ends.
+func serveHost(tb testing.TB, ep *mcphttp.Endpoint) *httptest.Server {
+	tb.Helper()
+	srv, err := server.New(&server.Options{Logger: discard}, ep)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	ts := httptest.NewServer(srv.Handler())
 	tb.Cleanup(func() { ts.Close(); srv.Close() })
-	return ts.URL + relay.Path, ts.Client()
+	return ts
+}
+
+// registryWith is the shipped provider registry with provider id changed
+// by edit.
+func registryWith(tb testing.TB, id string, edit func(*relay.Provider)) *relay.Registry {
+	tb.Helper()
+	reg, err := relay.LoadRegistry("")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for i := range reg.Providers {
+		if reg.Providers[i].ID == id {
+			edit(&reg.Providers[i])
+			return reg
+		}
+	}
+	tb.Fatalf("the registry lists no provider %q", id)
+	return nil
 }
 
 // serve mounts Relay on the host and returns a client for /mcp/rides.
@@ -119,6 +140,15 @@ func jsonEqual(a, b any) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
+}
+
+func unmarshal[T any](tb testing.TB, b json.RawMessage) T {
+	tb.Helper()
+	var v T
+	if err := json.Unmarshal(b, &v); err != nil {
+		tb.Fatal(err)
+	}
+	return v
 }
 
 func decodeInto[T any](tb testing.TB, raw json.RawMessage) T {

@@ -161,10 +161,12 @@ func want(t *testing.T, name string, r reply, status string) {
 
 // Out-of-range, non-finite and mistyped coordinates. JSON has no NaN or
 // Infinity; 1e999 and -1e400 are valid JSON numbers that overflow float64,
-// which the input schema's range refuses like any other out-of-range value.
+// which the input schema's range refuses like any other out-of-range value;
+// 1e-99999999999 underflows it (the validator cannot read its exponent),
+// and is refused as out of range too; 0e99999999999 is zero.
 func TestHostileCoordinates(t *testing.T) {
 	h := newHostileRelay(t)
-	for _, lat := range []string{"91", "-90.0000001", "1e999", "-1e400", "1e99999999999", "-1e-99999999999e", `"56.0"`, `"NaN"`, `"Infinity"`, "null", "true", "[56]", `{}`} {
+	for _, lat := range []string{"91", "-90.0000001", "1e999", "-1e400", "1e99999999999", "1e-99999999999", "-1e-99999999999e", `"56.0"`, `"NaN"`, `"Infinity"`, "null", "true", "[56]", `{}`} {
 		args := strings.Replace(validSearch, fmt.Sprintf(`"latitude":%v`, helensburgh.Latitude), `"latitude":`+lat, 1)
 		r := post(t, h.url, h.hc, mcptypes.ToolSearchRides, []byte(args))
 		switch {
@@ -174,6 +176,10 @@ func TestHostileCoordinates(t *testing.T) {
 		default:
 			t.Errorf("latitude %s: want invalid_arguments, got %v", lat, r)
 		}
+	}
+	zero := strings.Replace(validSearch, fmt.Sprintf(`"latitude":%v`, helensburgh.Latitude), `"latitude":-0e99999999999`, 1)
+	if r := post(t, h.url, h.hc, mcptypes.ToolSearchRides, []byte(zero)); r.rpcErr != nil || r.isError {
+		t.Errorf("latitude -0e99999999999 (zero): want a result, got %v", r)
 	}
 	for _, lng := range []string{"180.5", "-181", "1e308", "-1e308"} {
 		args := strings.Replace(validSearch, fmt.Sprintf(`"longitude":%v`, glasgowAir.Longitude), `"longitude":`+lng, 1)

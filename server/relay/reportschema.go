@@ -13,6 +13,7 @@ import (
 
 	"github.com/tridenttaxis/trident-mcp/contracts"
 	"github.com/tridenttaxis/trident-mcp/gen/relay/api"
+	"github.com/tridenttaxis/trident-mcp/server/draft2020"
 )
 
 // reportSchemaName is the request body of POST /v1/session/connectors in
@@ -52,13 +53,11 @@ func compileReportSchema() (*jsonschema.Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("relay: the OpenAPI schemas as JSON: %w", err)
 	}
-	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft2020
-	const url = "openapi-connectors-report.json"
-	if err := c.AddResource(url, bytes.NewReader(b)); err != nil {
-		return nil, fmt.Errorf("relay: %s: %w", reportSchemaName, err)
+	s, err := draft2020.Compile("openapi-connectors-report.json", b)
+	if err != nil {
+		return nil, fmt.Errorf("relay: contracts/openapi.yaml components.schemas.%s: %w", reportSchemaName, err)
 	}
-	return c.Compile(url)
+	return s, nil
 }
 
 // checkReport answers 400 invalid_request for a body that is not a

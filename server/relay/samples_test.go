@@ -105,15 +105,6 @@ func zeroDurations(tb testing.TB, b []byte) []byte {
 	return buf.Bytes()
 }
 
-func unmarshal[T any](tb testing.TB, b json.RawMessage) T {
-	tb.Helper()
-	var v T
-	if err := json.Unmarshal(b, &v); err != nil {
-		tb.Fatal(err)
-	}
-	return v
-}
-
 // TestSamples drives the server through every sample pair and checks each
 // file in contracts/relay/samples is exactly what the server answers (with
 // -update, rewrites them). The ids come from a counter, the clock is fixed
@@ -175,15 +166,7 @@ func TestSamples(t *testing.T) {
 	c := sampleServer(t, relay.Options{NewID: counterIDs("c"), Store: shared})
 	req, resp, _ = c.call(t, "resolve_ride", map[string]any{"option": ny.Options[0], "context": ny.RelayContext})
 	add("errors/credentials_required", "resolve_ride of an Uber option on a server without Uber credentials: credentials_required.", "RELAY_CREDENTIALS_REQUIRED", req, resp)
-	reg, err := relay.LoadRegistry("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range reg.Providers {
-		if reg.Providers[i].ID == "uber" {
-			reg.Providers[i].API.Authorized = ptr(false)
-		}
-	}
+	reg := registryWith(t, "uber", func(p *relay.Provider) { p.API.Authorized = ptr(false) })
 	d := sampleServer(t, relay.Options{Registry: reg, Sources: map[string]relay.Source{"uber": uber}, NewID: counterIDs("d"), Store: shared})
 	req, resp, _ = d.call(t, "resolve_ride", map[string]any{"option": ny.Options[0], "context": ny.RelayContext})
 	add("errors/api_authorization_required", "resolve_ride of an Uber option where the operator's registry marks Uber without API authorization: api_authorization_required.", "RELAY_API_AUTHORIZATION_REQUIRED", req, resp)

@@ -2,8 +2,6 @@ package relay_test
 
 import (
 	"context"
-	"github.com/tridenttaxis/trident-mcp/server"
-	"github.com/tridenttaxis/trident-mcp/server/trident"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -194,23 +192,14 @@ func TestSearchWithoutCoordinatesNeedsInput(t *testing.T) {
 // place its geocoder does not know is "refused" (by catalogue code, not
 // Trident's text), an unreachable Trident an upstream error.
 func TestTridentFailures(t *testing.T) {
-	ep, err := trident.New(&trident.Options{Logger: discard})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := server.New(&server.Options{Logger: discard}, ep)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv.Handler())
-	defer ts.Close()
+	up := startTrident(t)
 	down := httptest.NewServer(nil)
 	down.Close()
 	for name, tc := range map[string]struct {
 		url  string
 		code mcptypes.ProviderErrorCode
 	}{
-		"a trip Trident refuses": {ts.URL + "/mcp", "refused"},
+		"a trip Trident refuses": {up, "refused"},
 		"Trident down":           {down.URL + "/mcp", "upstream_error"},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -236,15 +225,9 @@ func TestTridentFailures(t *testing.T) {
 }
 
 func TestRequiredInputsFromTheRegistry(t *testing.T) {
-	reg, err := relay.LoadRegistry("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range reg.Providers {
-		if reg.Providers[i].ID == "uber" {
-			reg.Providers[i].API.RequiredInputs = []string{"party_size"} // the ends are required anyway
-		}
-	}
+	reg := registryWith(t, "uber", func(p *relay.Provider) {
+		p.API.RequiredInputs = []string{"party_size"} // the ends are required anyway
+	})
 	src := &fakeSource{quotes: []relay.Quote{quote("uberx", 1, 2)}}
 	_, c := newRelay(t, relay.Options{Registry: reg, Sources: map[string]relay.Source{"uber": src}})
 	for _, tc := range []struct {

@@ -30,7 +30,7 @@ func TestToolsListServesTheContract(t *testing.T) {
 		}
 		ct := s.Manifest().Tools[slices.Index(mcptypes.ToolNames, tool.Name)]
 		in, _ := ct.Input()
-		if !jsonEqual(decodeAny(t, in), decodeAny(t, tool.InputSchema)) {
+		if !jsonEqual(unmarshal[any](t, in), unmarshal[any](t, tool.InputSchema)) {
 			t.Errorf("%s: inputSchema differs from %s", tool.Name, ct.InputSchema)
 		}
 		var ann struct{ ReadOnlyHint, OpenWorldHint bool }
@@ -42,14 +42,6 @@ func TestToolsListServesTheContract(t *testing.T) {
 			t.Errorf("%s annotations %s: want readOnly/openWorld %v", tool.Name, tool.Annotations, readOnly)
 		}
 	}
-}
-
-func decodeAny(tb testing.TB, b []byte) any {
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		tb.Fatal(err)
-	}
-	return v
 }
 
 func TestInvalidArguments(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tridenttaxis/trident-mcp/contracts"
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/server/draft2020"
 )
 
 // inputSchemas are the compiled input schemas of the tools, by tool name.
@@ -28,15 +29,9 @@ func compileInputs(m *contracts.Manifest) (inputSchemas, error) {
 		if err != nil {
 			return nil, err
 		}
-		c := jsonschema.NewCompiler()
-		c.Draft = jsonschema.Draft2020
-		c.AssertFormat = true
-		if err := c.AddResource(t.InputSchema, bytes.NewReader(raw)); err != nil {
-			return nil, fmt.Errorf("relay: %s: %w", t.InputSchema, err)
-		}
-		s, err := c.Compile(t.InputSchema)
+		s, err := draft2020.Compile(t.InputSchema, raw)
 		if err != nil {
-			return nil, fmt.Errorf("relay: %s: %w", t.InputSchema, err)
+			return nil, fmt.Errorf("relay: %w", err)
 		}
 		out[t.Name] = s
 	}
@@ -56,7 +51,7 @@ func (in inputSchemas) decode(tool string, raw json.RawMessage, v any) *refusal 
 	if err := dec.Decode(&doc); err != nil {
 		return invalidArguments(mcptypes.FieldProblem{Field: "", Reason: "arguments are not valid JSON"})
 	}
-	if at, ok := tooLarge(doc, ""); ok {
+	if at, ok := outOfRange(doc, ""); ok {
 		return invalidArguments(mcptypes.FieldProblem{Field: at, Reason: "number out of range"})
 	}
 	if err := in[tool].Validate(doc); err != nil {

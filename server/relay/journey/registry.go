@@ -5,9 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/santhosh-tekuri/jsonschema/v5"
-
 	"github.com/tridenttaxis/trident-mcp/contracts"
+	"github.com/tridenttaxis/trident-mcp/server/draft2020"
 )
 
 // Registry is the connector registry (contracts/relay/connectors.json): the
@@ -32,9 +31,9 @@ func DefaultRegistry() (*Registry, error) { return ParseRegistry(contracts.Relay
 // connectors.schema.json, name each connector once, and name each argument
 // of a connector once.
 func ParseRegistry(doc []byte) (*Registry, error) {
-	schema, err := registrySchema()
+	schema, err := draft2020.Compile("connectors.schema.json", contracts.RelayConnectorsSchema)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("connector registry schema: %w", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(doc))
 	dec.UseNumber()
@@ -64,20 +63,6 @@ func ParseRegistry(doc []byte) (*Registry, error) {
 		}
 	}
 	return r, nil
-}
-
-func registrySchema() (*jsonschema.Schema, error) {
-	const name = "connectors.schema.json"
-	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft2020
-	if err := c.AddResource(name, bytes.NewReader(contracts.RelayConnectorsSchema)); err != nil {
-		return nil, fmt.Errorf("connector registry schema: %w", err)
-	}
-	s, err := c.Compile(name)
-	if err != nil {
-		return nil, fmt.Errorf("connector registry schema: %w", err)
-	}
-	return s, nil
 }
 
 // Connector looks a connector up by id.
