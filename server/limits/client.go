@@ -133,7 +133,7 @@ func newGuard(addr string, budget time.Duration, log *slog.Logger) *guard {
 		OnStateChange: func(addr string, from, to gobreaker.State) {
 			switch {
 			case from == gobreaker.StateClosed && to == gobreaker.StateOpen:
-				log.Warn("limits: Redis does not answer; limits are decided by each replica alone (calls admitted) and cool-downs kept locally until it does",
+				log.Warn("limits: Redis does not answer; until it does, the limits admit calls and each replica keeps its own cool-downs",
 					slog.String("redis", addr), slog.Duration("budget", budget), slog.Duration("probe_every", breakerOpen))
 			case from == gobreaker.StateHalfOpen && to == gobreaker.StateClosed:
 				log.Info("limits: Redis answers again; limits and cool-downs are shared again", slog.String("redis", addr))

@@ -122,7 +122,7 @@ var vars = []struct{ env, def, help string }{
 	{"RATE_LIMIT", "off", "off or seed"},
 	{"REDIS_URL", "", "Redis URL (redis://host:6379/0): the rate limiters' counts and Relay's provider cool-downs are shared by every replica using it, one client for both endpoints (default: per process)"},
 	{"REDIS_KEY_PREFIX", "trident-mcp:", "prefix of this deployment's keys in Redis"},
-	{"REDIS_TIMEOUT", limits.DefaultTimeout.String(), "budget of each Redis call; when Redis takes longer (or hangs), the call is admitted by this replica's limiter alone and cool-downs are answered from its own, and Redis is probed again every 2s"},
+	{"REDIS_TIMEOUT", limits.DefaultTimeout.String(), "budget of each Redis call: when Redis takes longer (or hangs), the limits admit the call and the cool-downs are answered from this replica's own; Redis is asked again every 2s"},
 	{"MAX_BODY_BYTES", strconv.Itoa(server.DefaultMaxBodyBytes), "request body limit in bytes"},
 	{"MCP_PROTOCOL_VERSIONS", "", "comma-separated MCP revisions to serve (default all: " + strings.Join(mcphttp.ProtocolVersions(), ",") + ")"},
 	{"LOG_LEVEL", "info", "debug, info, warn or error"},
