@@ -88,8 +88,8 @@ func Connect(ctx context.Context, redisURL string, o ConnectOptions) (redis.Univ
 	// wait for a connection no longer than it, and the context honoured,
 	// so the hook's deadline ends the call, retries, dial and pool wait
 	// included. Zero is "not in the URL"; the URL's -1 (no timeout) is
-	// left as the operator wrote it.
-	// (WriteTimeout, when the URL leaves it unset, follows ReadTimeout.)
+	// left as the operator wrote it, and WriteTimeout, unset, follows
+	// ReadTimeout.
 	for _, d := range []*time.Duration{&opt.ReadTimeout, &opt.PoolTimeout} {
 		if *d == 0 {
 			*d = budget
@@ -102,7 +102,7 @@ func Connect(ctx context.Context, redisURL string, o ConnectOptions) (redis.Univ
 	if err := client.Ping(pctx).Err(); err != nil {
 		client.Close()
 		if ne := net.Error(nil); errors.As(err, &ne) && ne.Timeout() {
-			return nil, fmt.Errorf("limits: REDIS_URL %s: no answer within %s (REDIS_TIMEOUT): %w", opt.Addr, opt.ReadTimeout, err)
+			return nil, fmt.Errorf("limits: REDIS_URL %s: no answer in time (REDIS_TIMEOUT=%s): %w", opt.Addr, budget, err)
 		}
 		return nil, fmt.Errorf("limits: REDIS_URL %s: %w", opt.Addr, err)
 	}
