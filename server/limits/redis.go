@@ -2,9 +2,7 @@ package limits
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/url"
 
 	"github.com/go-redis/redis_rate/v10"
 	"github.com/redis/go-redis/v9"
@@ -51,31 +49,9 @@ func Open(ctx context.Context, redisURL, prefix string) (lim Limiter, closeFn fu
 	if redisURL == "" {
 		return NewLocal(nil), func() error { return nil }, nil
 	}
-	client, err := Connect(ctx, redisURL)
+	client, err := Connect(ctx, redisURL, ConnectOptions{})
 	if err != nil {
 		return nil, nil, err
 	}
 	return NewRedis(client, prefix), client.Close, nil
-}
-
-// Connect opens a client to the Redis redisURL names (redis://, rediss://,
-// unix://, as go-redis parses them) and checks it with a PING, so that a
-// wrong URL or an unreachable server fails at start rather than on the first
-// request. Errors name REDIS_URL and the address, never the password. The
-// caller closes the client.
-func Connect(ctx context.Context, redisURL string) (redis.UniversalClient, error) {
-	opt, err := redis.ParseURL(redisURL)
-	if err != nil {
-		// url.Parse's error repeats the whole URL, password included.
-		if ue := (*url.Error)(nil); errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return nil, fmt.Errorf("limits: REDIS_URL: %w", err)
-	}
-	client := redis.NewClient(opt)
-	if err := client.Ping(ctx).Err(); err != nil {
-		client.Close()
-		return nil, fmt.Errorf("limits: REDIS_URL %s: %w", opt.Addr, err)
-	}
-	return client, nil
 }

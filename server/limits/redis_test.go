@@ -68,11 +68,11 @@ func TestOpen(t *testing.T) {
 // A REDIS_URL that does not parse fails without repeating its password;
 // one that does not answer fails naming the address.
 func TestConnectErrors(t *testing.T) {
-	_, err := Connect(bg, "redis://:hunter2@127.0.0.1:bad/0")
+	_, err := Connect(bg, "redis://:hunter2@127.0.0.1:bad/0", ConnectOptions{})
 	if err == nil || strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "REDIS_URL") {
 		t.Errorf("unparsable URL: %v, want an error naming REDIS_URL without the password", err)
 	}
-	_, err = Connect(bg, "redis://:hunter2@127.0.0.1:1/0")
+	_, err = Connect(bg, "redis://:hunter2@127.0.0.1:1/0", ConnectOptions{})
 	if err == nil || strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "127.0.0.1:1") {
 		t.Errorf("unreachable Redis: %v, want an error naming the address without the password", err)
 	}

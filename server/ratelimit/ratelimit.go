@@ -34,6 +34,10 @@ type Policy struct {
 	// rates are counted in this process.
 	Shared limits.Limiter
 
+	// SharedTimeout bounds one decision of Shared: a slower one lets the
+	// call through (as an error does). Zero: [DefaultSharedTimeout].
+	SharedTimeout time.Duration
+
 	// OnSharedError hears each time Shared could not decide (Redis
 	// unreachable, too slow). The call is then let through: the limiter
 	// guards the tools, and an outage of the limiter must not become an
@@ -53,9 +57,10 @@ func SeedPolicy() Policy {
 	}}
 }
 
-// sharedTimeout bounds one decision of a shared limiter: a slow Redis
-// costs a call this much at most, then the call goes through.
-const sharedTimeout = 250 * time.Millisecond
+// DefaultSharedTimeout bounds one decision of a shared limiter: a slow
+// Redis costs a call this much at most, then the call goes through. It is
+// limits.DefaultTimeout, the budget of the Redis client's own calls.
+const DefaultSharedTimeout = limits.DefaultTimeout
 
 // idleEvict is how long an unused concurrency entry is kept. An entry with
 // nothing in flight holds the same state as a new one, so forgetting it
@@ -119,7 +124,11 @@ func (l *Limiter) Acquire(ctx context.Context, tool, client string) (release fun
 	release = func() { once.Do(func() { l.leave(e) }) }
 	if rule.PerMinute > 0 {
 		lim := limits.Limit{Rate: rule.PerMinute, Period: time.Minute, Burst: rule.Burst}
-		dctx, cancel := context.WithTimeout(ctx, sharedTimeout)
+		timeout := l.policy.SharedTimeout
+		if timeout <= 0 {
+			timeout = DefaultSharedTimeout
+		}
+		dctx, cancel := context.WithTimeout(ctx, timeout)
 		d, err := l.rates.Allow(dctx, tool+":"+client, lim)
 		cancel()
 		switch {

@@ -91,7 +91,7 @@ type envOptions struct {
 // WithRedis hands Relay the host's Redis client and the prefix of Relay's
 // keys (REDIS_KEY_PREFIX + "relay:"), so that a process serving several
 // endpoints holds one client to one Redis rather than one per endpoint;
-// REDIS_URL and REDIS_KEY_PREFIX are then not read, and Relay never closes
+// REDIS_URL, REDIS_KEY_PREFIX and REDIS_TIMEOUT are then not read, and Relay never closes
 // the client. It is an option of the environment readers rather than only
 // an [Options] field because they would otherwise open a client of their
 // own from REDIS_URL before the caller could set one. Without it,

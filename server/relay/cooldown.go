@@ -65,7 +65,8 @@ func (c *localCooldowns) remaining(_ context.Context, provider string) time.Dura
 // it ends (prefix + provider, PX the wait), so that a provider that
 // answered 429 to one replica is left alone by all of them, and the
 // remaining time is the Redis server's, whatever the replicas' clocks say.
-// It keeps the local store too: Redis failing (logged) must not take Relay
+// It keeps the local store too: Redis failing or hanging (logged; the
+// client bounds each call by REDIS_TIMEOUT, limits.Connect) must not take Relay
 // down, nor make this replica forget what it saw, so an error falls back to
 // the local answer, and the longer of the two wins.
 type redisCooldowns struct {
@@ -89,7 +90,7 @@ func (c *redisCooldowns) hold(ctx context.Context, provider string, wait time.Du
 	c.local.hold(ctx, provider, wait)
 	ms := max(wait.Milliseconds(), 1)
 	if err := holdScript.Run(ctx, c.rdb, []string{c.prefix + provider}, ms).Err(); err != nil {
-		c.log.WarnContext(ctx, "relay: cool-down store unavailable; this replica alone holds the cool-down", "provider", provider, "error", err.Error())
+		c.log.Log(ctx, unavailableLevel(err), "relay: cool-down store unavailable; this replica alone holds the cool-down", "provider", provider, "error", err.Error())
 	}
 }
 
@@ -97,7 +98,7 @@ func (c *redisCooldowns) remaining(ctx context.Context, provider string) time.Du
 	local := c.local.remaining(ctx, provider)
 	ttl, err := c.rdb.PTTL(ctx, c.prefix+provider).Result()
 	if err != nil {
-		c.log.WarnContext(ctx, "relay: cool-down store unavailable; answering from this replica's own", "provider", provider, "error", err.Error())
+		c.log.Log(ctx, unavailableLevel(err), "relay: cool-down store unavailable; answering from this replica's own", "provider", provider, "error", err.Error())
 		return local
 	}
 	// PTTL's -2 (no key) and -1 (no expiry, never written so) are no

@@ -2,6 +2,7 @@ package relay
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -60,15 +61,27 @@ func newAccessLimits(o *Options, log *slog.Logger) *accessLimits {
 }
 
 // allow spends one event of limit under key. A limiter that cannot decide
-// (Redis unreachable) admits the call and logs it: refusing every call
-// while Redis is down would take Relay down with it.
+// (Redis unreachable, or not answering within REDIS_TIMEOUT) admits the
+// call and logs it: refusing every call while Redis is down would take
+// Relay down with it. The calls that Redis's client does not even send,
+// because one just failed ([limits.ErrUnavailable]), are logged at debug
+// level: the failure was logged, and an outage must not log every call.
 func (a *accessLimits) allow(ctx context.Context, key string, limit limits.Limit) (time.Duration, bool) {
 	d, err := a.lim.Allow(ctx, key, limit)
 	if err != nil {
-		a.log.WarnContext(ctx, "relay: limiter unavailable; admitting", "key", key, "error", err.Error())
+		a.log.Log(ctx, unavailableLevel(err), "relay: limiter unavailable; admitting", "key", key, "error", err.Error())
 		return 0, true
 	}
 	return d.RetryAfter, d.Allowed
+}
+
+// unavailableLevel is the level of a record of a Redis call that failed:
+// warn, or debug for one not sent because the last one had just failed.
+func unavailableLevel(err error) slog.Level {
+	if errors.Is(err, limits.ErrUnavailable) {
+		return slog.LevelDebug
+	}
+	return slog.LevelWarn
 }
 
 // limited wraps a tool handler with the per-actor limit: the token's sub
@@ -147,7 +160,7 @@ func (b budgetedBooker) BookingLink(ctx context.Context, trip Trip, product Prod
 // o.Redis: the host's client when [WithRedis] gave one, else, with
 // REDIS_URL, a client of Relay's own under REDIS_KEY_PREFIX (default
 // "trident-mcp:") + "relay:", checked with a PING so a wrong URL fails at
-// start, and closed with the endpoint.
+// start, its calls bounded by REDIS_TIMEOUT, and closed with the endpoint.
 func limitsFromEnv(ctx context.Context, o *Options, getenv func(string) string, e envOptions) error {
 	for _, v := range []struct {
 		name string
@@ -180,7 +193,15 @@ func limitsFromEnv(ctx context.Context, o *Options, getenv func(string) string, 
 	if prefix == "" {
 		prefix = "trident-mcp:"
 	}
-	client, err := limits.Connect(ctx, url)
+	var timeout time.Duration
+	if s := getenv("REDIS_TIMEOUT"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("relay: REDIS_TIMEOUT=%q: want a positive duration such as 250ms", s)
+		}
+		timeout = d
+	}
+	client, err := limits.Connect(ctx, url, limits.ConnectOptions{Timeout: timeout})
 	if err != nil {
 		return fmt.Errorf("relay: %w", err)
 	}

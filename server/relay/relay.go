@@ -77,7 +77,11 @@ type Options struct {
 	// defaults to [limits.Redis] over it, and a provider's cool-down after a
 	// 429 is kept there too, so every replica leaves the provider alone
 	// until its Retry-After passes. Relay's keys go under RedisPrefix. The
-	// caller owns the client (see CloseLimiter). Zero: in process only.
+	// caller owns the client (see CloseLimiter). Give it one from
+	// [limits.Connect]: its calls are bounded (REDIS_TIMEOUT) and fail at
+	// once while Redis does not answer, so a hung Redis does not stall
+	// Relay's calls; a plain go-redis client waits out go-redis's own
+	// timeouts (seconds) before Relay falls back. Zero: in process only.
 	Redis redis.UniversalClient
 	// RedisPrefix keeps Relay's keys apart from the other endpoints' and
 	// deployments' on a shared Redis (REDIS_KEY_PREFIX + "relay:").

@@ -1,7 +1,9 @@
 package trident
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/tridenttaxis/trident-mcp/contracts"
 	"github.com/tridenttaxis/trident-mcp/server/geo"
+	"github.com/tridenttaxis/trident-mcp/server/limits"
 	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
 	"github.com/tridenttaxis/trident-mcp/server/metrics"
 	"github.com/tridenttaxis/trident-mcp/server/ratelimit"
@@ -77,9 +80,16 @@ func New(opts *Options) (*mcphttp.Endpoint, error) {
 			p = *o.RateLimitPolicy
 		}
 		if p.Shared == nil && o.SharedLimiter != nil {
-			p.Shared = o.SharedLimiter
+			p.Shared, p.SharedTimeout = o.SharedLimiter, o.SharedTimeout
 			p.OnSharedError = func(err error) {
-				o.Logger.Warn("rate limit: the shared limiter could not decide; the call goes through", slog.Any("error", err))
+				// A call Redis's client did not send because the last one
+				// had just failed: that failure was logged, and an outage
+				// must not log every call.
+				level := slog.LevelWarn
+				if errors.Is(err, limits.ErrUnavailable) {
+					level = slog.LevelDebug
+				}
+				o.Logger.Log(context.Background(), level, "rate limit: the shared limiter could not decide; the call goes through", slog.Any("error", err))
 			}
 		}
 		ep.RateLimit = &p

@@ -37,6 +37,7 @@ var kinds = map[string]kind{
 	"SHUTDOWN_DELAY":         kindDuration,
 	"SHUTDOWN_TIMEOUT":       kindDuration,
 	"READ_HEADER_TIMEOUT":    kindDuration,
+	"REDIS_TIMEOUT":          kindDuration,
 	"FARE_CLOCK":             kindTime,
 	"RELAY_OPTION_TTL":       kindDuration,
 	"RELAY_RATE_LIMIT":       kindInt,

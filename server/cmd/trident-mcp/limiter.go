@@ -15,7 +15,10 @@ import (
 // cool-downs under REDIS_KEY_PREFIX + "relay:", so replicas agree and the
 // endpoints' keys stay apart. One client rather than one per endpoint: one
 // pool of connections to size and watch, one PING at start, one Close at
-// shutdown. A wrong URL or an unreachable Redis stops the server at start.
+// shutdown, one budget (REDIS_TIMEOUT) for each call, so a hung Redis
+// costs a call that much at most, and one breaker that stops asking it for
+// a moment after a call failed (limits.Connect). A wrong URL or an
+// unreachable Redis stops the server at start.
 // It returns the options that hand the client to relay.FromEnv, and the
 // function that closes the client (a no-op without REDIS_URL), to be called
 // once, after the endpoints have closed.
@@ -23,7 +26,7 @@ func openRedis(ctx context.Context, c *config) ([]relay.EnvOption, func() error,
 	if c.redisURL == "" {
 		return nil, func() error { return nil }, nil
 	}
-	client, err := limits.Connect(ctx, c.redisURL)
+	client, err := limits.Connect(ctx, c.redisURL, limits.ConnectOptions{Timeout: c.redisTimeout, Logger: c.host.Logger})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -35,5 +38,6 @@ func openRedis(ctx context.Context, c *config) ([]relay.EnvOption, func() error,
 func shareRedis(c *config, client redis.UniversalClient) {
 	if c.trident.RateLimit != "" && c.trident.RateLimit != "off" {
 		c.trident.SharedLimiter = limits.NewRedis(client, c.redisPrefix+"trident:")
+		c.trident.SharedTimeout = c.redisTimeout
 	}
 }

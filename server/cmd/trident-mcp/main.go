@@ -20,6 +20,7 @@
 //	RATE_LIMIT         off                        off, or seed (the specification's suggested caps)
 //	REDIS_URL          (none)                     share the limiters' counts and Relay's cool-downs across replicas (redis://host:6379/0); one client for both endpoints
 //	REDIS_KEY_PREFIX   trident-mcp:               keeps this deployment's keys apart on a shared Redis
+//	REDIS_TIMEOUT      250ms                      each Redis call's budget; a Redis slower than that (or hung) is not waited for: calls fall back
 //	MAX_BODY_BYTES     1048576                    larger request bodies get 413
 //	MCP_PROTOCOL_VERSIONS  (all)                  comma-separated MCP revisions to serve
 //	LOG_LEVEL          info                       debug, info, warn or error
@@ -60,6 +61,7 @@ import (
 	"github.com/tridenttaxis/trident-mcp/server"
 	"github.com/tridenttaxis/trident-mcp/server/auth"
 	"github.com/tridenttaxis/trident-mcp/server/geo"
+	"github.com/tridenttaxis/trident-mcp/server/limits"
 	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
 	"github.com/tridenttaxis/trident-mcp/server/relay"
 	"github.com/tridenttaxis/trident-mcp/server/relay/providers/lyft"
@@ -91,6 +93,7 @@ type config struct {
 	trident  trident.Options // the Trident endpoint at /mcp
 
 	redisURL, redisPrefix string            // REDIS_URL, REDIS_KEY_PREFIX: the one Redis client (limiter.go)
+	redisTimeout          time.Duration     // REDIS_TIMEOUT: the budget of each of its calls
 	oauthIssuer           string            // OAUTH_ISSUER, flag or variable, for Relay's own token requests
 	relayFlags            map[string]string // Relay's settings given as flags, by variable
 	geo                   geo.Config        // built in run, with the server's logger
@@ -119,6 +122,7 @@ var vars = []struct{ env, def, help string }{
 	{"RATE_LIMIT", "off", "off or seed"},
 	{"REDIS_URL", "", "Redis URL (redis://host:6379/0): the rate limiters' counts and Relay's provider cool-downs are shared by every replica using it, one client for both endpoints (default: per process)"},
 	{"REDIS_KEY_PREFIX", "trident-mcp:", "prefix of this deployment's keys in Redis"},
+	{"REDIS_TIMEOUT", limits.DefaultTimeout.String(), "budget of each Redis call: when Redis takes longer (or hangs), the limits admit the call and the cool-downs are answered from this replica's own; Redis is asked again every 2s"},
 	{"MAX_BODY_BYTES", strconv.Itoa(server.DefaultMaxBodyBytes), "request body limit in bytes"},
 	{"MCP_PROTOCOL_VERSIONS", "", "comma-separated MCP revisions to serve (default all: " + strings.Join(mcphttp.ProtocolVersions(), ",") + ")"},
 	{"LOG_LEVEL", "info", "debug, info, warn or error"},
@@ -159,8 +163,8 @@ func relayVar(env string) bool {
 // relayLookup is what relay.FromEnv reads its settings through: a flag given
 // on the command line (even empty: -relay-trident-url= disables the
 // source), else the environment, as lookup says it. The host's own
-// settings Relay reads are the host's values, flag or variable: REDIS_URL
-// and REDIS_KEY_PREFIX (Relay is handed the host's client, openRedis, and
+// settings Relay reads are the host's values, flag or variable: REDIS_URL,
+// REDIS_KEY_PREFIX and REDIS_TIMEOUT (Relay is handed the host's client, openRedis, and
 // with -redis-url= it must not open one from the environment either), and
 // OAUTH_ISSUER, MCP_RESOURCE_URL and PUBLIC_BASE_URL (the token endpoint
 // and resource of Relay's own client-credentials token for Trident; the
@@ -172,6 +176,8 @@ func (c *config) relayLookup(lookup func(string) (string, bool)) func(string) (s
 			return c.redisURL, c.redisURL != ""
 		case "REDIS_KEY_PREFIX":
 			return c.redisPrefix, true
+		case "REDIS_TIMEOUT":
+			return c.redisTimeout.String(), true
 		case "OAUTH_ISSUER":
 			return c.oauthIssuer, c.oauthIssuer != ""
 		case "MCP_RESOURCE_URL":
@@ -254,6 +260,11 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 	})
 	if err := c.logLevel.UnmarshalText([]byte(get("LOG_LEVEL"))); err != nil {
 		return nil, fmt.Errorf("LOG_LEVEL=%q: want debug, info, warn or error", get("LOG_LEVEL"))
+	}
+	if d, err := time.ParseDuration(get("REDIS_TIMEOUT")); err == nil && d > 0 {
+		c.redisTimeout = d
+	} else {
+		return nil, fmt.Errorf("REDIS_TIMEOUT=%q: want a positive duration such as 250ms", get("REDIS_TIMEOUT"))
 	}
 	o, t := &c.host, &c.trident
 	o.PublicBaseURL = get("PUBLIC_BASE_URL")
