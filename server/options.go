@@ -66,6 +66,14 @@ type Options struct {
 	// them.
 	ProtocolVersions []string
 
+	// InternalToken is the secret the host's own parts present when one
+	// calls an endpoint of this server over loopback (Relay pricing with
+	// the server's own Trident): those calls skip the endpoints'
+	// per-client rate limits ([mcphttp.Config.InternalToken]). The binary
+	// makes a random one per process; it never leaves the process's
+	// loopback calls. Zero: none.
+	InternalToken string
+
 	// Now is the clock of the endpoints' rate limiters. Zero: time.Now.
 	Now func() time.Time
 

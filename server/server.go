@@ -121,6 +121,7 @@ func (s *Server) mount(mux *http.ServeMux, ep *mcphttp.Endpoint) (*docspage.Endp
 		Verifier:         v,
 		ProtocolVersions: s.opts.ProtocolVersions,
 		DisableFastPath:  s.opts.DisableFastPath,
+		InternalToken:    s.opts.InternalToken,
 	}, s.opts.Now)
 	if err != nil {
 		return nil, err

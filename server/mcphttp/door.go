@@ -47,6 +47,13 @@ type Config struct {
 	// MCP-Protocol-Version header naming another gets 400. Zero: every
 	// revision of [ProtocolVersions].
 	ProtocolVersions []string
+	// InternalToken is the secret with which the host's own parts call an
+	// endpoint over loopback (header [InternalCallerHeader]): such a call is
+	// the host's, already limited where it began (Relay's caller limits and
+	// provider budgets), so the endpoint's per-client rate limit, which is
+	// for outside callers, does not count it. It exempts from nothing else:
+	// OAuth mode still wants a token. Zero: no caller is exempt.
+	InternalToken string
 	// DisableFastPath sends every call through the go-sdk, including the
 	// stateless application/json tools/call the fast path
 	// ([github.com/tridenttaxis/trident-mcp/server/fastcall]) otherwise

@@ -2,6 +2,7 @@ package mcphttp
 
 import (
 	"bytes"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"io"
@@ -375,7 +376,7 @@ func isJSONMediaType(v string) bool {
 // with Retry-After when it refuses. When it admits, the caller must call
 // release once the call has been answered.
 func (d *door) admit(w http.ResponseWriter, r *http.Request, tool string) (release func(), ok bool) {
-	if d.limiter == nil {
+	if d.limiter == nil || d.internalCall(r) {
 		return func() {}, true
 	}
 	rule, limited := d.limiter.Rule(tool)
@@ -391,6 +392,21 @@ func (d *door) admit(w http.ResponseWriter, r *http.Request, tool string) (relea
 		return nil, false
 	}
 	return release, true
+}
+
+// InternalCallerHeader carries [Config.InternalToken] on the host's own
+// calls to an endpoint.
+const InternalCallerHeader = "Internal-Caller"
+
+// internalCall reports whether r is one of the host's own calls: it
+// carries the host's internal token, compared in constant time.
+func (d *door) internalCall(r *http.Request) bool {
+	t := d.cfg.InternalToken
+	if t == "" {
+		return false
+	}
+	got := r.Header.Get(InternalCallerHeader)
+	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(t)) == 1
 }
 
 // clientKey names the caller for the limiter: the end user or the OAuth

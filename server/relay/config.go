@@ -9,6 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/tridenttaxis/trident-mcp/client"
 	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
 	"github.com/tridenttaxis/trident-mcp/server/relay/providers/lyft"
 	"github.com/tridenttaxis/trident-mcp/server/relay/providers/uber"
@@ -66,6 +67,10 @@ func OptionsFromEnv(lookup func(string) (string, bool), selfMCP string, opts ...
 		if err != nil {
 			return nil, err
 		}
+		// Only to this server's own Trident: the token is the host's.
+		if !set && e.internalToken != "" {
+			access = append(access, client.WithHeader(mcphttp.InternalCallerHeader, e.internalToken))
+		}
 		src, err := NewTridentSource(url, access...)
 		if err != nil {
 			return nil, err
@@ -84,8 +89,23 @@ func OptionsFromEnv(lookup func(string) (string, bool), selfMCP string, opts ...
 type EnvOption func(*envOptions)
 
 type envOptions struct {
-	redis       redis.UniversalClient
-	redisPrefix string
+	redis         redis.UniversalClient
+	redisPrefix   string
+	internalToken string
+}
+
+// WithInternalToken hands Relay the host's internal token
+// ([github.com/tridenttaxis/trident-mcp/server.Options.InternalToken]),
+// which its Trident source presents when it prices through this server's
+// own /mcp (RELAY_TRIDENT_URL unset). Trident's per-client rate limit
+// (RATE_LIMIT=seed: estimate_fare 30 a minute, 2 at once) is for outside
+// callers; a search asks estimate_fare once per vehicle class, and
+// every caller's search would share one bucket, Relay's. Relay's own
+// limits already bound those calls: the caller's RELAY_RATE_LIMIT and
+// Trident's RELAY_PROVIDER_BUDGET. A Trident elsewhere never sees the
+// token.
+func WithInternalToken(token string) EnvOption {
+	return func(e *envOptions) { e.internalToken = token }
 }
 
 // WithRedis hands Relay the host's Redis client and the prefix of Relay's

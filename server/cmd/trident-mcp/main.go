@@ -45,6 +45,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
@@ -344,7 +346,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	// Each MCP endpoint is one package; mounting another is one more
 	// argument here.
-	relayEP, err := relay.FromEnv(c.relayLookup(os.LookupEnv), relay.SelfMCPURL(c.addr), logger, relayRedis...)
+	// Relay prices through this server's own /mcp; its calls there carry
+	// a secret of this process and skip Trident's per-client rate limit.
+	c.host.InternalToken = internalToken()
+	relayOpts := append(relayRedis, relay.WithInternalToken(c.host.InternalToken))
+	relayEP, err := relay.FromEnv(c.relayLookup(os.LookupEnv), relay.SelfMCPURL(c.addr), logger, relayOpts...)
 	if err != nil {
 		return err
 	}
@@ -357,4 +363,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		slog.String("public_base_url", c.host.PublicBaseURL), slog.Bool("oauth", c.host.Auth != nil),
 		slog.String("rate_limit", c.trident.RateLimit))
 	return srv.Serve(ctx, ln)
+}
+
+// internalToken is a fresh secret for the host's own loopback calls
+// (server.Options.InternalToken): 256 random bits, never written anywhere.
+func internalToken() string {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		panic("trident-mcp: no randomness for the internal token: " + err.Error())
+	}
+	return base64.RawURLEncoding.EncodeToString(b)
 }
