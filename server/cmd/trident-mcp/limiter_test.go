@@ -44,6 +44,41 @@ func redisOrSkip(t *testing.T) *redis.Client {
 	return c
 }
 
+// keyPrefix is a REDIS_KEY_PREFIX of this test's own, whose keys are
+// deleted when it ends.
+func keyPrefix(t *testing.T, rc *redis.Client) string {
+	t.Helper()
+	b := make([]byte, 6)
+	rand.Read(b)
+	prefix := "trident-mcp-test:" + hex.EncodeToString(b) + ":"
+	t.Cleanup(func() {
+		ctx := context.Background()
+		for iter := rc.Scan(ctx, 0, "*"+prefix+"*", 100).Iterator(); iter.Next(ctx); {
+			rc.Del(ctx, iter.Val())
+		}
+	})
+	return prefix
+}
+
+// post sends one JSON-RPC body to url as an MCP client does (header pairs
+// after it), returning the status, the headers and the body.
+func post(t *testing.T, url, body string, header ...string) (int, http.Header, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, string(b)
+}
+
 // TestTwoReplicasShareTheRateLimit runs two server processes with
 // RATE_LIMIT=seed over one Redis (REDIS_URL): start_booking's cap of 10 a
 // minute holds for a client across both, so a client that spent its
@@ -53,15 +88,7 @@ func TestTwoReplicasShareTheRateLimit(t *testing.T) {
 		t.Skip("builds and runs the server binary")
 	}
 	rc := redisOrSkip(t)
-	b := make([]byte, 6)
-	rand.Read(b)
-	prefix := "trident-mcp-test:" + hex.EncodeToString(b) + ":" // this run's keys only
-	t.Cleanup(func() {
-		ctx := context.Background()
-		for iter := rc.Scan(ctx, 0, "rate:"+prefix+"*", 100).Iterator(); iter.Next(ctx); {
-			rc.Del(ctx, iter.Val())
-		}
-	})
+	prefix := keyPrefix(t, rc) // this run's keys only
 	bin := testserver.Build(t)
 	env := []string{"RATE_LIMIT=seed", "REDIS_URL=redis://" + rc.Options().Addr + "/0", "REDIS_KEY_PREFIX=" + prefix, "LOG_LEVEL=warn"}
 	replicas := []string{
@@ -70,16 +97,8 @@ func TestTwoReplicasShareTheRateLimit(t *testing.T) {
 	}
 	call := func(base string) (status int, retryAfter, body string) {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(bookingCall))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		bs, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, resp.Header.Get("Retry-After"), string(bs)
+		status, h, body := post(t, base+"/mcp", bookingCall)
+		return status, h.Get("Retry-After"), body
 	}
 	for i := range 10 { // the seed's 10 a minute, five on each replica
 		if status, _, body := call(replicas[i%2]); status != http.StatusOK {
@@ -116,31 +135,15 @@ func TestOneRedisClientForBothEndpoints(t *testing.T) {
 		t.Skip("builds and runs the server binary")
 	}
 	rc := redisOrSkip(t)
-	b := make([]byte, 6)
-	rand.Read(b)
-	run := hex.EncodeToString(b)
-	prefix := "trident-mcp-test:" + run + ":"
-	name := "trident-mcp-test-" + run // CLIENT SETNAME of every connection of the server's client
-	t.Cleanup(func() {
-		ctx := context.Background()
-		for iter := rc.Scan(ctx, 0, "*"+prefix+"*", 100).Iterator(); iter.Next(ctx); {
-			rc.Del(ctx, iter.Val())
-		}
-	})
+	prefix := keyPrefix(t, rc)
+	// CLIENT SETNAME of every connection of the server's client.
+	name := strings.ReplaceAll(strings.TrimSuffix(prefix, ":"), ":", "-")
 	base := testserver.Start(t, testserver.Build(t), testserver.FreeAddr(t), "RATE_LIMIT=seed", "RELAY_RATE_LIMIT=3",
 		"REDIS_URL=redis://"+rc.Options().Addr+"/0?client_name="+name, "REDIS_KEY_PREFIX="+prefix, "LOG_LEVEL=warn")
 	post := func(path, body string) (int, string) {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, base+path, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		bs, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(bs)
+		status, _, reply := post(t, base+path, body)
+		return status, reply
 	}
 
 	for i := range 10 {

@@ -2,9 +2,6 @@ package main_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -38,31 +35,15 @@ func TestHungRedisDegrades(t *testing.T) {
 		t.Skip("builds and runs the server binary")
 	}
 	rc := redisOrSkip(t)
-	b := make([]byte, 6)
-	rand.Read(b)
-	prefix := "trident-mcp-test:" + hex.EncodeToString(b) + ":"
-	t.Cleanup(func() {
-		ctx := context.Background()
-		for iter := rc.Scan(ctx, 0, "*"+prefix+"*", 100).Iterator(); iter.Next(ctx); {
-			rc.Del(ctx, iter.Val())
-		}
-	})
+	prefix := keyPrefix(t, rc)
 	proxy := hangproxy.Start(t, rc.Options().Addr)
 	srv := testserver.Run(t, testserver.Build(t), testserver.FreeAddr(t), "RATE_LIMIT=seed", "RELAY_RATE_LIMIT=20",
 		"REDIS_URL=redis://"+proxy.Addr+"/0", "REDIS_KEY_PREFIX="+prefix, "LOG_LEVEL=warn")
 	post := func(path, body string) (status int, reply string, took time.Duration) {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, srv.Base+path, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
 		start := time.Now()
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		bs, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(bs), time.Since(start)
+		status, _, reply = post(t, srv.Base+path, body)
+		return status, reply, time.Since(start)
 	}
 	// short is enough of a reply to say what went wrong.
 	short := func(reply string) string {

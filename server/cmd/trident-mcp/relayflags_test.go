@@ -17,23 +17,17 @@ func TestRelayFlags(t *testing.T) {
 	getenv := func(k string) string { return env[k] }
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 
-	_, err := parseConfig([]string{"-h"}, getenv)
-	var help helpRequest
-	if !errors.As(err, &help) {
-		t.Fatalf("-h: %v", err)
-	}
-	var out bytes.Buffer
-	usage(&out, help.fs, getenv)
+	out := helpWith(t, getenv)
 	for _, want := range []string{
 		"-relay-option-ttl duration", "(default 5m0s)", "-relay-signing-keys string", "now set, from $RELAY_SIGNING_KEYS",
 		"-relay-trident-url string", `now "http://env/mcp", from $RELAY_TRIDENT_URL`, "-uber-access-token string", "-lyft-client-secret string",
 		`(default "https://api.uber.com")`,
 	} {
-		if !strings.Contains(out.String(), want) {
+		if !strings.Contains(out, want) {
 			t.Errorf("-h lacks %q", want)
 		}
 	}
-	if strings.Contains(out.String(), env["RELAY_SIGNING_KEYS"]) {
+	if strings.Contains(out, env["RELAY_SIGNING_KEYS"]) {
 		t.Error("-h prints the signing keys")
 	}
 
@@ -73,13 +67,7 @@ func TestRelayStoreAndLimitFlags(t *testing.T) {
 	getenv := func(k string) string { return env[k] }
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 
-	_, err := parseConfig([]string{"-h"}, getenv)
-	var help helpRequest
-	if !errors.As(err, &help) {
-		t.Fatalf("-h: %v", err)
-	}
-	var out bytes.Buffer
-	usage(&out, help.fs, getenv)
+	out := helpWith(t, getenv)
 	for _, want := range []string{
 		"-relay-rate-limit int\n", "($RELAY_RATE_LIMIT) (default 300)", `now 1000, from $RELAY_RATE_LIMIT`,
 		"-relay-provider-budget int\n", "($RELAY_PROVIDER_BUDGET) (default 600)",
@@ -88,12 +76,12 @@ func TestRelayStoreAndLimitFlags(t *testing.T) {
 		`now "redis://:xxxxx@cache.internal:6379/0", from $REDIS_URL`,
 		"-relay-retention period\n", "($RELAY_RETENTION) (default 30d)", "now 90d, from $RELAY_RETENTION",
 	} {
-		if !strings.Contains(out.String(), want) {
+		if !strings.Contains(out, want) {
 			t.Errorf("-h lacks %q", want)
 		}
 	}
 	for _, secret := range []string{"hunter2", "hunter3"} {
-		if strings.Contains(out.String(), secret) {
+		if strings.Contains(out, secret) {
 			t.Errorf("-h prints the password %q", secret)
 		}
 	}
@@ -178,20 +166,27 @@ func TestRelayTridentCredentialFlags(t *testing.T) {
 	}
 
 	env := map[string]string{"RELAY_TRIDENT_CLIENT_SECRET": "hunter2"}
-	_, err = parseConfig([]string{"-h"}, func(k string) string { return env[k] })
+	out := helpWith(t, func(k string) string { return env[k] })
+	for _, want := range []string{"-relay-trident-client-id string", "-relay-trident-client-secret string", "now set, from $RELAY_TRIDENT_CLIENT_SECRET",
+		"-relay-trident-token-url string", "-relay-trident-resource string"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("-h lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "hunter2") {
+		t.Error("-h prints Relay's client secret")
+	}
+}
+
+// helpWith is what -h prints with the environment getenv reads.
+func helpWith(t *testing.T, getenv func(string) string) string {
+	t.Helper()
+	_, err := parseConfig([]string{"-h"}, getenv)
 	var help helpRequest
 	if !errors.As(err, &help) {
 		t.Fatalf("-h: %v", err)
 	}
 	var out bytes.Buffer
-	usage(&out, help.fs, func(k string) string { return env[k] })
-	for _, want := range []string{"-relay-trident-client-id string", "-relay-trident-client-secret string", "now set, from $RELAY_TRIDENT_CLIENT_SECRET",
-		"-relay-trident-token-url string", "-relay-trident-resource string"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("-h lacks %q", want)
-		}
-	}
-	if strings.Contains(out.String(), "hunter2") {
-		t.Error("-h prints Relay's client secret")
-	}
+	usage(&out, help.fs, getenv)
+	return out.String()
 }

@@ -1,7 +1,6 @@
 package main_test
 
 import (
-	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -25,19 +24,8 @@ func TestRelayPricesUnderTridentsSeedLimit(t *testing.T) {
 	srv := testserver.Run(t, testserver.Build(t), testserver.FreeAddr(t), "RATE_LIMIT=seed", "LOG_LEVEL=info")
 	post := func(path, body string, header ...string) (int, string) {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, srv.Base+path, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		for i := 0; i+1 < len(header); i += 2 {
-			req.Header.Set(header[i], header[i+1])
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+		status, _, reply := post(t, srv.Base+path, body, header...)
+		return status, reply
 	}
 	// Eight searches of six classes each: 48 estimate_fare calls, 36 of
 	// them two or more at once, over the seed's 30 a minute.
