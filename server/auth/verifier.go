@@ -185,6 +185,23 @@ func (v *Verifier) Verify(ctx context.Context, token string) (Caller, error) {
 	return c, nil
 }
 
+// cached returns the caller of a token the verdict cache holds and that is
+// still valid now, or nil: verify then decides, naming the reason of a
+// refusal. It never refuses.
+func (v *Verifier) cached(token string) *verifiedCaller {
+	if v.verdicts == nil || len(token) > maxTokenBytes {
+		return nil
+	}
+	return v.verdicts.get(tokenKey(token), token, v.keys.epoch.Load(), v.cfg.Now(), v.cfg.Skew)
+}
+
+// tokenKey is the verdict cache's key of token. The token's bytes are read
+// in place rather than copied (a token is about 1 KiB): Sum256 only reads
+// them and keeps nothing.
+func tokenKey(token string) verdictKey {
+	return sha256.Sum256(unsafe.Slice(unsafe.StringData(token), len(token)))
+}
+
 // claims are the registered claims plus the Supabase ones we check.
 type claims struct {
 	jwt.Claims
@@ -199,9 +216,7 @@ func (v *Verifier) verify(ctx context.Context, token string) (*verifiedCaller, e
 	}
 	var key verdictKey
 	if v.verdicts != nil {
-		// The token's bytes read in place rather than copied (a token is
-		// about 1 KiB): Sum256 only reads them and keeps nothing.
-		key = sha256.Sum256(unsafe.Slice(unsafe.StringData(token), len(token)))
+		key = tokenKey(token)
 		if vc := v.verdicts.get(key, token, v.keys.epoch.Load(), v.cfg.Now(), v.cfg.Skew); vc != nil {
 			return vc, nil
 		}
@@ -295,6 +310,6 @@ func (v *Verifier) verify(ctx context.Context, token string) (*verifiedCaller, e
 		Token:    token,
 	}
 	vc := newVerifiedCaller(info, strings.Fields(c.Scope), newTokenExtra(info, c.Expiry.Time()))
-	v.verdicts.add(key, epoch, &c.Claims, vc)
+	v.verdicts.add(key, token, epoch, &c.Claims, vc)
 	return vc, nil
 }
