@@ -269,3 +269,25 @@ func TestVerdictCacheOnlyRemembersToken68(t *testing.T) {
 		t.Errorf("refusal not logged as a malformed header:\n%s", h.logs)
 	}
 }
+
+// VerdictCacheStats counts one miss for a token's first use, a hit for
+// every reuse through either entry (Verify, the middleware), and nothing
+// for a value refused before the cache.
+func TestVerdictCacheStats(t *testing.T) {
+	h := newHarness(t)
+	tok := mint(t, h.key, h.claims())
+	for range 3 {
+		if _, err := h.v.Verify(t.Context(), tok); err != nil {
+			t.Fatal(err)
+		}
+	}
+	handler := h.v.Middleware(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	for _, value := range []string{"Bearer " + tok, "Bearer " + tok + " x", "Basic abc"} {
+		r := mcpRequest("/mcp")
+		r.Header.Set("Authorization", value)
+		handler.ServeHTTP(httptest.NewRecorder(), r)
+	}
+	if hits, misses := h.v.VerdictCacheStats(); hits != 3 || misses != 1 {
+		t.Errorf("VerdictCacheStats = %d hits, %d misses; want 3, 1", hits, misses)
+	}
+}

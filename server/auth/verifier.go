@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -34,6 +35,9 @@ type Verifier struct {
 	cfg      settings
 	keys     *keyStore
 	verdicts *verdictCache // nil when Config.VerdictCacheSize is negative
+
+	// hits and misses count verdict cache look-ups (VerdictCacheStats).
+	hits, misses atomic.Uint64
 
 	// after is the timer of the background loader; tests replace it.
 	after func(time.Duration) <-chan time.Time
@@ -192,7 +196,20 @@ func (v *Verifier) cached(token string) *verifiedCaller {
 	if v.verdicts == nil || len(token) > maxTokenBytes {
 		return nil
 	}
-	return v.verdicts.get(tokenKey(token), token, v.keys.epoch.Load(), v.cfg.Now(), v.cfg.Skew)
+	c := v.verdicts.get(tokenKey(token), token, v.keys.epoch.Load(), v.cfg.Now(), v.cfg.Skew)
+	if c != nil {
+		v.hits.Add(1)
+	}
+	return c
+}
+
+// VerdictCacheStats counts the verdict cache's look-ups since the verifier
+// was built: hits are calls answered from a remembered verdict, misses
+// tokens checked in full (signature and claims) with the cache on. A
+// client reusing its token should show one miss and the rest hits; with
+// the cache off both stay zero.
+func (v *Verifier) VerdictCacheStats() (hits, misses uint64) {
+	return v.hits.Load(), v.misses.Load()
 }
 
 // tokenKey is the verdict cache's key of token. The token's bytes are read
@@ -218,8 +235,10 @@ func (v *Verifier) verify(ctx context.Context, token string) (*verifiedCaller, e
 	if v.verdicts != nil {
 		key = tokenKey(token)
 		if vc := v.verdicts.get(key, token, v.keys.epoch.Load(), v.cfg.Now(), v.cfg.Skew); vc != nil {
+			v.hits.Add(1)
 			return vc, nil
 		}
+		v.misses.Add(1)
 	}
 	tok, err := jwt.ParseSigned(token, allowedAlgs)
 	if err != nil {
