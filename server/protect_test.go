@@ -77,3 +77,48 @@ func TestMountProtect(t *testing.T) {
 		t.Errorf("metadata %s lacks scopes_supported", r.body)
 	}
 }
+
+// In OAuth mode /metrics counts each endpoint's verdict cache look-ups: a
+// client that reuses its token shows one miss (the full check) and a hit
+// per further call.
+func TestVerdictCacheLookupsOnMetrics(t *testing.T) {
+	iss := devissuertest.New(t, devissuer.Options{})
+	ts := httptest.NewUnstartedServer(nil)
+	ts.Start()
+	srv, err := server.New(&server.Options{Logger: slog.New(slog.DiscardHandler), PublicBaseURL: ts.URL,
+		Auth: &auth.Config{Issuer: iss.IssuerURL()}}, echoEndpoint())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.Config.Handler = srv.Handler()
+	t.Cleanup(func() { ts.Close(); srv.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for do(t, http.MethodGet, ts.URL+"/readyz", nil, "").status != http.StatusOK {
+		if ctx.Err() != nil {
+			t.Fatal("the host never became ready")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	tok, err := iss.MintAccessToken(devissuer.TokenClaims{Resource: ts.URL + "/mcp/echo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := mcpHeaders()
+	h.Set("Authorization", "Bearer "+tok)
+	for range 3 {
+		if r := do(t, http.MethodPost, ts.URL+"/mcp/echo", h,
+			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`); r.status != 200 {
+			t.Fatalf("call: %d %s", r.status, r.body)
+		}
+	}
+	m := do(t, http.MethodGet, ts.URL+"/metrics", nil, "").body
+	for _, want := range []string{
+		`trident_mcp_auth_verdict_cache_lookups_total{endpoint="/mcp/echo",result="hit"} 2`,
+		`trident_mcp_auth_verdict_cache_lookups_total{endpoint="/mcp/echo",result="miss"} 1`,
+	} {
+		if !strings.Contains(m, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+}

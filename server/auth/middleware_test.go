@@ -365,3 +365,23 @@ func FuzzParseBearer(f *testing.F) {
 		}
 	})
 }
+
+// TestToken68Bytes checks isToken68's byte table against RFC 7235's
+// token68 grammar for every byte, in the middle of a token and as padding.
+func TestToken68Bytes(t *testing.T) {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/"
+	for c := range 256 {
+		want := strings.IndexByte(alphabet, byte(c)) >= 0
+		if got := isToken68("a" + string(byte(c)) + "b"); got != want {
+			t.Errorf("isToken68 with byte %#x inside = %v, want %v", c, got, want)
+		}
+	}
+	for _, tt := range []struct {
+		s    string
+		want bool
+	}{{"abc==", true}, {"=", false}, {"", false}, {"a=b", false}, {"ab=", true}} {
+		if got := isToken68(tt.s); got != tt.want {
+			t.Errorf("isToken68(%q) = %v, want %v", tt.s, got, tt.want)
+		}
+	}
+}

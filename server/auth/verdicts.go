@@ -78,9 +78,12 @@ func (c *verdictCache) get(key verdictKey, token string, epoch uint64, now time.
 	return newVerifiedCaller(info, slices.Clone(v.scopes), v.extra)
 }
 
-// add remembers an accepted token.
-func (c *verdictCache) add(key verdictKey, epoch uint64, cl *jwt.Claims, vc *verifiedCaller) {
-	if c == nil {
+// add remembers an accepted token, if it is a token68: a token that came
+// another way than the Authorization header (Verifier.Verify) may be
+// anything go-jose parses, and verifyCredential relies on a hit being a
+// token68 to check that rule only on a miss.
+func (c *verdictCache) add(key verdictKey, token string, epoch uint64, cl *jwt.Claims, vc *verifiedCaller) {
+	if c == nil || !isToken68(token) {
 		return
 	}
 	v := &verdict{

@@ -237,3 +237,57 @@ func TestMiddlewareCachedTokenExpiresWithTheExact401(t *testing.T) {
 		t.Errorf("refusal not logged with its reason:\n%s", h.logs)
 	}
 }
+
+// Only a token68 is remembered, since the middleware checks the token68
+// rule only for a token the cache does not hold: a token that reaches
+// Verify another way and is not one (go-jose's base64 reading skips line
+// breaks) is checked in full every time.
+func TestVerdictCacheOnlyRemembersToken68(t *testing.T) {
+	h := newHarness(t)
+	tok := mint(t, h.key, h.claims())
+	dot := strings.IndexByte(tok, '.')
+	odd := tok[:dot+5] + "\n" + tok[dot+5:]
+	if _, err := h.v.Verify(t.Context(), odd); err != nil {
+		t.Skipf("go-jose refuses a line break inside the payload (%v): nothing to check", err)
+	}
+	if cached(h.v, odd) {
+		t.Error("a token that is not a token68 was remembered")
+	}
+	// Through the middleware a value that is not a token68 is refused as
+	// malformed, also right after the same bytes plus padding were accepted.
+	handler := h.v.Middleware(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	for _, value := range []string{tok, tok + " x", tok + "\t"} {
+		rec := httptest.NewRecorder()
+		r := mcpRequest("/mcp")
+		r.Header.Set("Authorization", "Bearer "+value)
+		handler.ServeHTTP(rec, r)
+		if want := map[bool]int{true: 200, false: 401}[value == tok]; rec.Code != want {
+			t.Errorf("Bearer %q...: HTTP %d, want %d", value[len(value)-3:], rec.Code, want)
+		}
+	}
+	if !strings.Contains(h.logs.String(), "reason=malformed_header") {
+		t.Errorf("refusal not logged as a malformed header:\n%s", h.logs)
+	}
+}
+
+// VerdictCacheStats counts one miss for a token's first use, a hit for
+// every reuse through either entry (Verify, the middleware), and nothing
+// for a value refused before the cache.
+func TestVerdictCacheStats(t *testing.T) {
+	h := newHarness(t)
+	tok := mint(t, h.key, h.claims())
+	for range 3 {
+		if _, err := h.v.Verify(t.Context(), tok); err != nil {
+			t.Fatal(err)
+		}
+	}
+	handler := h.v.Middleware(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	for _, value := range []string{"Bearer " + tok, "Bearer " + tok + " x", "Basic abc"} {
+		r := mcpRequest("/mcp")
+		r.Header.Set("Authorization", value)
+		handler.ServeHTTP(httptest.NewRecorder(), r)
+	}
+	if hits, misses := h.v.VerdictCacheStats(); hits != 3 || misses != 1 {
+		t.Errorf("VerdictCacheStats = %d hits, %d misses; want 3, 1", hits, misses)
+	}
+}

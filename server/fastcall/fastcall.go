@@ -28,6 +28,12 @@ type Options struct {
 	// path runs each call through it as the SDK would (metrics, recovery).
 	// Zero: none.
 	Middleware []mcp.Middleware
+
+	// TokenInfo is the caller's token a call's RequestExtra carries, for a
+	// front door that authenticates requests itself rather than behind the
+	// go-sdk's auth.RequireBearerToken. Zero: the SDK's
+	// auth.TokenInfoFromContext, as its own handler reads it.
+	TokenInfo func(*http.Request) *sdkauth.TokenInfo
 }
 
 // Handler answers stateless tools/call requests with an application/json
@@ -35,8 +41,9 @@ type Options struct {
 // one it answers exactly as the go-sdk would, [Handler.Serve] answers it.
 // The front door sends every other request to the SDK. Build it with [New].
 type Handler struct {
-	tools map[string]tool
-	call  mcp.MethodHandler
+	tools     map[string]tool
+	call      mcp.MethodHandler
+	tokenInfo func(*http.Request) *sdkauth.TokenInfo
 }
 
 type tool struct {
@@ -51,7 +58,10 @@ type tool struct {
 // Accept, Content-Type and MCP-Protocol-Version before either path runs,
 // so that both paths answer alike.
 func New(opts Options) *Handler {
-	h := &Handler{tools: make(map[string]tool, len(opts.Tools))}
+	h := &Handler{tools: make(map[string]tool, len(opts.Tools)), tokenInfo: opts.TokenInfo}
+	if h.tokenInfo == nil {
+		h.tokenInfo = func(r *http.Request) *sdkauth.TokenInfo { return sdkauth.TokenInfoFromContext(r.Context()) }
+	}
 	for name, th := range opts.Tools {
 		h.tools[name] = tool{name: name, handle: th}
 	}
@@ -214,7 +224,7 @@ var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // without HTML escaping; the result's own MarshalJSON may escape).
 func (h *Handler) Serve(w http.ResponseWriter, r *http.Request, c *Call) {
 	c.extra = mcp.RequestExtra{
-		TokenInfo:      sdkauth.TokenInfoFromContext(r.Context()),
+		TokenInfo:      h.tokenInfo(r),
 		Header:         r.Header,
 		CloseSSEStream: func(mcp.CloseSSEStreamArgs) {}, // a JSON reply has no stream to close
 	}

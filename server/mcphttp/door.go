@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -93,7 +94,10 @@ func New(ep *Endpoint, cfg Config, now func() time.Time) (http.Handler, error) {
 		d.limiter = ratelimit.New(*ep.RateLimit, now)
 	}
 	if !cfg.DisableFastPath {
-		d.fast = fastcall.New(fastcall.Options{Tools: d.handlers, Middleware: []mcp.Middleware{d.rpcMiddleware}})
+		d.fast = fastcall.New(fastcall.Options{Tools: d.handlers, Middleware: []mcp.Middleware{d.rpcMiddleware},
+			// The verifier's caller, which Authenticate (below) attached:
+			// the fast path does not pass the SDK bridge.
+			TokenInfo: func(r *http.Request) *sdkauth.TokenInfo { return auth.TokenInfoFrom(r.Context()) }})
 	}
 	getServer := func(*http.Request) *mcp.Server { return srv }
 	// Stateless: the specification's clients call tools/call with no
@@ -113,8 +117,14 @@ func New(ep *Endpoint, cfg Config, now func() time.Time) (http.Handler, error) {
 	d.sseMCP = mcp.NewStreamableHTTPHandler(getServer, &sseOpts)
 
 	var h http.Handler = http.HandlerFunc(d.serveMCP)
-	if cfg.Verifier != nil {
-		h = cfg.Verifier.Middleware(h)
+	if v := cfg.Verifier; v != nil {
+		// The verifier guards the whole front door; only the requests
+		// handed to the go-sdk pass its bridge (the TokenInfo under the
+		// SDK's context key), so that the fast path's calls, which never
+		// reach the SDK, skip its second header parse and request copy
+		// (Verifier.Authenticate says what that cost).
+		d.jsonMCP, d.sseMCP = v.SDKBridge(d.jsonMCP), v.SDKBridge(d.sseMCP)
+		h = v.Authenticate(h)
 	}
 	return d.originGuard(withRemoteHost(h)), nil
 }

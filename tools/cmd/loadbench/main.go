@@ -189,7 +189,41 @@ func run(c config) error {
 		}
 	}
 	report(os.Stdout, c, results)
+	for _, sl := range slots {
+		if sl.mode == "oauth" && sl.target.name == nameOurs {
+			lookups, err := verdictLookups(sl.target.addr)
+			if err != nil {
+				return fmt.Errorf("%s in OAuth mode: %w", nameOurs, err)
+			}
+			fmt.Printf("\n%s in OAuth mode, verdict cache look-ups over the whole run: %s\n", nameOurs, lookups)
+		}
+	}
 	return nil
+}
+
+// verdictLookups reads the verdict cache's counters from the server's
+// /metrics: that the OAuth runs measured the cached path, one full check
+// and hits after it, and not a signature check per call.
+func verdictLookups(addr string) (string, error) {
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var out []string
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if line := sc.Text(); strings.HasPrefix(line, "trident_mcp_auth_verdict_cache_lookups_total{") && strings.Contains(line, `endpoint="/mcp"`) {
+			_, result, _ := strings.Cut(line, `result="`)
+			result, n, _ := strings.Cut(result, `"} `)
+			out = append(out, n+" "+result)
+		}
+	}
+	if len(out) == 0 {
+		return "", errors.New("/metrics has no trident_mcp_auth_verdict_cache_lookups_total for /mcp")
+	}
+	slices.Sort(out)
+	return strings.Join(out, ", "), sc.Err()
 }
 
 // slot is one target driven with one mode's request.

@@ -72,6 +72,12 @@ func report(w io.Writer, c config, results map[string]map[int]map[string]load) {
 		for _, n := range c.conns {
 			pub, oa := results["public"][n][nameOurs].rps(), results["oauth"][n][nameOurs].rps()
 			check(oa >= 0.9*pub, "%d conns: OAuth mode at %.2fx public mode (want within 10%%)", n, oa/pub)
+			// The floor checks no token, yet gets the OAuth-mode request
+			// with its Authorization header: its ratio is what carrying the
+			// token costs HTTP and the generator here, apart from any
+			// server's verifier.
+			fpub, foa := results["public"][n][nameFloor].rps(), results["oauth"][n][nameFloor].rps()
+			fmt.Fprintf(w, "           (the floor, which verifies nothing, at %.2fx with the same header: trident-mcp at %.2fx of that)\n", foa/fpub, (oa/pub)/(foa/fpub))
 		}
 	}
 }
