@@ -31,12 +31,11 @@ type Policy struct {
 	// shares ([limits.Redis], when REDIS_URL is set), so a client's rate
 	// cap holds whichever replica it reaches. Concurrency caps stay per
 	// replica: a call in flight is held by the process serving it. Zero:
-	// rates are counted in this process.
+	// rates are counted in this process. Shared bounds its own decisions:
+	// the Redis client of [limits.Connect] gives each call REDIS_TIMEOUT,
+	// the one place that budget is kept, and a decision not made in time
+	// is an error, which lets the call through.
 	Shared limits.Limiter
-
-	// SharedTimeout bounds one decision of Shared: a slower one lets the
-	// call through (as an error does). Zero: [DefaultSharedTimeout].
-	SharedTimeout time.Duration
 
 	// OnSharedError hears each time Shared could not decide (Redis
 	// unreachable, too slow). The call is then let through: the limiter
@@ -56,11 +55,6 @@ func SeedPolicy() Policy {
 		"get_service_info": {PerMinute: 120},
 	}}
 }
-
-// DefaultSharedTimeout bounds one decision of a shared limiter: a slow
-// Redis costs a call this much at most, then the call goes through. It is
-// limits.DefaultTimeout, the budget of the Redis client's own calls.
-const DefaultSharedTimeout = limits.DefaultTimeout
 
 // idleEvict is how long an unused concurrency entry is kept. An entry with
 // nothing in flight holds the same state as a new one, so forgetting it
@@ -124,13 +118,7 @@ func (l *Limiter) Acquire(ctx context.Context, tool, client string) (release fun
 	release = func() { once.Do(func() { l.leave(e) }) }
 	if rule.PerMinute > 0 {
 		lim := limits.Limit{Rate: rule.PerMinute, Period: time.Minute, Burst: rule.Burst}
-		timeout := l.policy.SharedTimeout
-		if timeout <= 0 {
-			timeout = DefaultSharedTimeout
-		}
-		dctx, cancel := context.WithTimeout(ctx, timeout)
-		d, err := l.rates.Allow(dctx, tool+":"+client, lim)
-		cancel()
+		d, err := l.rates.Allow(ctx, tool+":"+client, lim)
 		switch {
 		case err != nil:
 			if l.policy.OnSharedError != nil {

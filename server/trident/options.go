@@ -64,11 +64,6 @@ type Options struct {
 	// on its own.
 	SharedLimiter limits.Limiter
 
-	// SharedTimeout bounds one decision of SharedLimiter (REDIS_TIMEOUT,
-	// the budget of the Redis client's calls, so that a longer one set
-	// there is not cut short here). Zero: [ratelimit.DefaultSharedTimeout].
-	SharedTimeout time.Duration
-
 	// Logger receives the tools' own records (a refusal's cause). Zero:
 	// slog.Default().
 	Logger *slog.Logger

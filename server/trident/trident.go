@@ -80,7 +80,7 @@ func New(opts *Options) (*mcphttp.Endpoint, error) {
 			p = *o.RateLimitPolicy
 		}
 		if p.Shared == nil && o.SharedLimiter != nil {
-			p.Shared, p.SharedTimeout = o.SharedLimiter, o.SharedTimeout
+			p.Shared = o.SharedLimiter
 			p.OnSharedError = func(err error) {
 				// A call Redis's client did not send because the last one
 				// had just failed: that failure was logged, and an outage

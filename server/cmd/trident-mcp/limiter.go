@@ -38,6 +38,5 @@ func openRedis(ctx context.Context, c *config) ([]relay.EnvOption, func() error,
 func shareRedis(c *config, client redis.UniversalClient) {
 	if c.trident.RateLimit != "" && c.trident.RateLimit != "off" {
 		c.trident.SharedLimiter = limits.NewRedis(client, c.redisPrefix+"trident:")
-		c.trident.SharedTimeout = c.redisTimeout
 	}
 }
