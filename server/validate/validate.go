@@ -614,42 +614,33 @@ func ratString(r *big.Rat) string {
 	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
-func jsonEqual(a, b any) bool {
-	switch x := a.(type) {
-	case json.Number:
-		y, ok := b.(json.Number)
-		if !ok {
-			return false
-		}
-		rx, ry := readNumber(x), readNumber(y)
-		return rx != nil && ry != nil && rx.Cmp(ry) == 0
-	case []any:
-		y, ok := b.([]any)
-		return ok && slices.EqualFunc(x, y, jsonEqual)
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, xv := range x {
-			yv, ok := y[k]
-			if !ok || !jsonEqual(xv, yv) {
-				return false
-			}
-		}
-		return true
-	default:
-		return a == b
-	}
-}
+// jsonEqual reports whether two decoded values are equal as JSON Schema
+// compares them (const, enum, uniqueItems): numbers by value.
+func jsonEqual(a, b any) bool { return sameJSON(a, b, numbersEqual) }
 
 // identical reports whether two decoded values are the same JSON text up to
 // key order and spacing: unlike jsonEqual, 3 and 3.0 differ.
-func identical(a, b any) bool {
+func identical(a, b any) bool { return sameJSON(a, b, nil) }
+
+// numbersEqual compares two numbers by value (3 and 3.0 are equal).
+func numbersEqual(x, y json.Number) bool {
+	rx, ry := readNumber(x), readNumber(y)
+	return rx != nil && ry != nil && rx.Cmp(ry) == 0
+}
+
+// sameJSON compares two decoded values member by member, key order aside;
+// numbers by numbers when it is set, else as text.
+func sameJSON(a, b any, numbers func(x, y json.Number) bool) bool {
 	switch x := a.(type) {
+	case json.Number:
+		if numbers == nil {
+			return a == b
+		}
+		y, ok := b.(json.Number)
+		return ok && numbers(x, y)
 	case []any:
 		y, ok := b.([]any)
-		return ok && slices.EqualFunc(x, y, identical)
+		return ok && slices.EqualFunc(x, y, func(p, q any) bool { return sameJSON(p, q, numbers) })
 	case map[string]any:
 		y, ok := b.(map[string]any)
 		if !ok || len(x) != len(y) {
@@ -657,12 +648,12 @@ func identical(a, b any) bool {
 		}
 		for k, xv := range x {
 			yv, ok := y[k]
-			if !ok || !identical(xv, yv) {
+			if !ok || !sameJSON(xv, yv, numbers) {
 				return false
 			}
 		}
 		return true
-	default: // string, json.Number, bool, nil: comparable
+	default: // string, bool, nil: comparable
 		return a == b
 	}
 }
