@@ -15,7 +15,7 @@ import (
 // server's own /mcp): the call that touches Redis most, with Relay's
 // caller limit, Trident's cool-down and request budget, and Trident's own
 // limiter on estimate_fare (RATE_LIMIT=seed).
-const pricedSearch = `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"search_rides","arguments":{"pickup":{"latitude":56.00416,"longitude":-4.73253},"dropoff":{"latitude":55.8719,"longitude":-4.43306},"party_size":7}}}`
+const pricedSearch = `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"search_rides","arguments":{"pickup":{"latitude":56.00416,"longitude":-4.73253},"dropoff":{"latitude":55.8719,"longitude":-4.43306},"party_size":2}}}`
 
 // hungBound is how long a tool call may take while Redis hangs: well above
 // a call's own time plus the Redis budget (REDIS_TIMEOUT, 250ms by
