@@ -9,6 +9,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 	"github.com/tridenttaxis/trident-mcp/contracts"
+	tridentcontracts "github.com/tridenttaxis/trident-mcp/contracts/trident"
 )
 
 // Contracts is everything the suite reads from contracts/, loaded once before
@@ -70,15 +71,15 @@ var knownInputKeywords = map[string]bool{
 
 // LoadContracts reads and compiles the contracts.
 func LoadContracts() (*Contracts, error) {
-	m, err := contracts.Trident.Manifest()
+	m, err := tridentcontracts.Set.Manifest()
 	if err != nil {
 		return nil, err
 	}
-	errs, err := contracts.Trident.Errors()
+	errs, err := tridentcontracts.Set.Errors()
 	if err != nil {
 		return nil, err
 	}
-	samples, err := contracts.Trident.Samples()
+	samples, err := tridentcontracts.Set.Samples()
 	if err != nil {
 		return nil, err
 	}

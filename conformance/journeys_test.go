@@ -9,15 +9,15 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/tridenttaxis/trident-mcp/contracts"
+	relaycontracts "github.com/tridenttaxis/trident-mcp/contracts/relay"
 )
 
 // registryConnector is one connector of contracts/relay/connectors.json.
-type registryConnector = contracts.Connector
+type registryConnector = relaycontracts.Connector
 
 func loadConnectors() []registryConnector {
 	GinkgoHelper()
-	cs, err := contracts.DecodeConnectors(contracts.RelayConnectors)
+	cs, err := relaycontracts.DecodeConnectors(relaycontracts.Connectors)
 	Expect(err).NotTo(HaveOccurred(), "contracts/relay/connectors.json")
 	Expect(cs).NotTo(BeEmpty(), "contracts/relay/connectors.json lists no connector")
 	return cs

@@ -16,6 +16,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/tridenttaxis/trident-mcp/contracts"
+	relaycontracts "github.com/tridenttaxis/trident-mcp/contracts/relay"
 )
 
 // The Relay rides endpoint (/mcp/rides) beside Trident's. Its URL is
@@ -45,7 +46,7 @@ type ridesContracts struct {
 var rc, rcErr = loadRides()
 
 func loadRides() (*ridesContracts, error) {
-	m, err := contracts.Relay.Manifest()
+	m, err := relaycontracts.Set.Manifest()
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +68,7 @@ func loadRides() (*ridesContracts, error) {
 		}
 		r.raw[t.Name] = in
 	}
-	ss, err := contracts.Relay.Samples()
+	ss, err := relaycontracts.Set.Samples()
 	if err != nil {
 		return nil, err
 	}

@@ -16,23 +16,14 @@ type Set struct {
 	fsys fs.FS
 }
 
-// Trident is the contract folder of the Trident endpoint (/mcp).
-var Trident = Open("trident")
+// NewSet returns the contract folder dir of contracts/ whose files are
+// fsys (paths relative to the folder: "tools.json", "schemas/..."). Each
+// endpoint's folder is its own Go package that embeds its files and calls
+// this ([github.com/tridenttaxis/trident-mcp/contracts/trident.Set]), so
+// that a package reading one endpoint's contracts carries no other's.
+func NewSet(dir string, fsys fs.FS) *Set { return &Set{dir: dir, fsys: fsys} }
 
-// Relay is the Relay rides endpoint's contract folder (/mcp/rides).
-var Relay = Open("relay")
-
-// Open returns the contract folder dir (a folder of [FS], e.g. "trident").
-// Reading a file of a folder that does not exist fails on first use.
-func Open(dir string) *Set {
-	sub, err := fs.Sub(FS, dir)
-	if err != nil { // only for an invalid path, never for a missing one
-		panic("contracts: " + err.Error())
-	}
-	return &Set{dir: dir, fsys: sub}
-}
-
-// Dir is the folder's path in [FS] ("trident").
+// Dir is the folder's path below contracts/ ("trident").
 func (s *Set) Dir() string { return s.dir }
 
 // FS is the folder's files, with paths relative to it ("schemas/...").
@@ -200,7 +191,9 @@ func (set *Set) Samples() ([]Sample, error) {
 	return out, err
 }
 
-// ReadFile returns one contract file by its path below contracts/.
+// ReadFile returns one of the shared contract files ("errors.json",
+// "openapi.yaml") by its path below contracts/; an endpoint's files are
+// read through its [Set].
 func ReadFile(name string) ([]byte, error) { return FS.ReadFile(path.Clean(name)) }
 
 // readRaw reads name of fsys (the folder dir of contracts/, named in errors).
@@ -224,16 +217,4 @@ func readJSON(fsys fs.FS, dir, name string, v any) error {
 		return fmt.Errorf("contracts: %s: %w", path.Join(dir, name), err)
 	}
 	return nil
-}
-
-// TariffFile is the path in [FS] of the fare tariff the server prices with.
-const TariffFile = "trident/tariff/argyll-2024-04.json"
-
-// Tariff returns the default tariff file's bytes.
-func Tariff() []byte {
-	b, err := FS.ReadFile(TariffFile)
-	if err != nil {
-		panic("contracts: " + err.Error()) // embedded at build time; absence is a build defect
-	}
-	return b
 }

@@ -13,15 +13,29 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/tridenttaxis/trident-mcp/contracts"
+	relaycontracts "github.com/tridenttaxis/trident-mcp/contracts/relay"
+	tridentcontracts "github.com/tridenttaxis/trident-mcp/contracts/trident"
 	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
 	"github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
 )
 
-// compile compiles a schema of contracts/ (a path in contracts.FS) as Draft
-// 2020-12 with format assertions on.
+// readContract reads a file by its path below contracts/ ("errors.json",
+// "trident/schemas/..."), from the shared files or the endpoint folder the
+// path starts with.
+func readContract(name string) ([]byte, error) {
+	for prefix, set := range map[string]*contracts.Set{"trident/": tridentcontracts.Set, "relay/": relaycontracts.Set} {
+		if rest, ok := strings.CutPrefix(name, prefix); ok {
+			return set.ReadFile(rest)
+		}
+	}
+	return contracts.ReadFile(name)
+}
+
+// compile compiles a schema of contracts/ (a path below contracts/) as
+// Draft 2020-12 with format assertions on.
 func compile(t *testing.T, name string) *jsonschema.Schema {
 	t.Helper()
-	b, err := contracts.ReadFile(name)
+	b, err := readContract(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,11 +64,11 @@ func decode(t *testing.T, raw []byte) any {
 }
 
 func TestEverySchemaCompiles(t *testing.T) {
-	m, err := contracts.Trident.Manifest()
+	m, err := tridentcontracts.Set.Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries, err := fs.ReadDir(contracts.Trident.FS(), "schemas")
+	entries, err := fs.ReadDir(tridentcontracts.Set.FS(), "schemas")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +85,7 @@ func TestEverySchemaCompiles(t *testing.T) {
 		var head struct {
 			Schema string `json:"$schema"`
 		}
-		b, _ := contracts.Trident.ReadFile(p)
+		b, _ := tridentcontracts.Set.ReadFile(p)
 		if err := json.Unmarshal(b, &head); err != nil || head.Schema != "https://json-schema.org/draft/2020-12/schema" {
 			t.Errorf("%s: $schema must declare Draft 2020-12, got %q", p, head.Schema)
 		}
@@ -100,7 +114,7 @@ type rpcResponse struct {
 
 func samples(t *testing.T) []contracts.Sample {
 	t.Helper()
-	s, err := contracts.Trident.Samples()
+	s, err := tridentcontracts.Set.Samples()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +126,7 @@ func samples(t *testing.T) []contracts.Sample {
 
 func tools(t *testing.T) map[string]contracts.Tool {
 	t.Helper()
-	m, err := contracts.Trident.Manifest()
+	m, err := tridentcontracts.Set.Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +276,7 @@ func TestSampleErrorsAreCatalogued(t *testing.T) {
 
 // TestCatalogueMatchesContract keeps the generated constants in step with errors.json.
 func TestCatalogueMatchesContract(t *testing.T) {
-	rows, err := contracts.Catalogue(contracts.Trident, contracts.Relay)
+	rows, err := contracts.Catalogue(tridentcontracts.Set, relaycontracts.Set)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -405,7 +419,7 @@ func TestCatalogueFollowsItsSchema(t *testing.T) {
 		Errors []map[string]any `json:"errors"`
 	}
 	for file, wantSchema := range map[string]string{"errors.json": "./errors.schema.json", "trident/errors.json": "../errors.schema.json"} {
-		raw, err := contracts.ReadFile(file)
+		raw, err := readContract(file)
 		if err != nil {
 			t.Fatal(err)
 		}

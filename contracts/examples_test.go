@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tridenttaxis/trident-mcp/contracts"
+	tridentcontracts "github.com/tridenttaxis/trident-mcp/contracts/trident"
 	"github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
 )
 
@@ -22,13 +23,13 @@ type toolExample struct {
 
 func toolExamples(t *testing.T) map[string]toolExample {
 	t.Helper()
-	files, err := fs.Glob(contracts.Trident.FS(), "examples/*.json")
+	files, err := fs.Glob(tridentcontracts.Set.FS(), "examples/*.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := map[string]toolExample{}
 	for _, f := range files {
-		b, err := contracts.Trident.ReadFile(f)
+		b, err := tridentcontracts.Set.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}

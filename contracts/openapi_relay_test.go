@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tridenttaxis/trident-mcp/contracts"
+	relaycontracts "github.com/tridenttaxis/trident-mcp/contracts/relay"
 )
 
 // relayPaths are Relay's routes the OpenAPI document must describe: its MCP
@@ -65,7 +65,7 @@ func TestOpenAPIRelayDocuments(t *testing.T) {
 	}
 	read := func(t *testing.T, name string) []byte {
 		t.Helper()
-		b, err := contracts.Relay.ReadFile(name)
+		b, err := relaycontracts.Set.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +73,7 @@ func TestOpenAPIRelayDocuments(t *testing.T) {
 	}
 	t.Run("samples/index.json", func(t *testing.T) { check(t, "RidesSampleIndex", read(t, "samples/index.json")) })
 	t.Run("sample files", func(t *testing.T) {
-		err := fs.WalkDir(contracts.Relay.FS(), "samples", func(p string, d fs.DirEntry, err error) error {
+		err := fs.WalkDir(relaycontracts.Set.FS(), "samples", func(p string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() || p == "samples/index.json" {
 				return err
 			}
@@ -85,7 +85,7 @@ func TestOpenAPIRelayDocuments(t *testing.T) {
 		}
 	})
 	t.Run("schema files", func(t *testing.T) {
-		entries, err := fs.ReadDir(contracts.Relay.FS(), "schemas")
+		entries, err := fs.ReadDir(relaycontracts.Set.FS(), "schemas")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -28,6 +28,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tridenttaxis/trident-mcp/contracts"
+	tridentcontracts "github.com/tridenttaxis/trident-mcp/contracts/trident"
 	"github.com/tridenttaxis/trident-mcp/gen/trident/api"
 )
 
@@ -62,7 +63,7 @@ func oaLoad(t *testing.T) map[string]any {
 // oaJSON reads a JSON file of the Trident contracts into plain values.
 func oaJSON(t *testing.T, name string) any {
 	t.Helper()
-	b, err := contracts.Trident.ReadFile(name)
+	b, err := tridentcontracts.Set.ReadFile(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +321,7 @@ type toolSchema struct {
 // (EstimateFareInput), and a file's $defs/X is the component X.
 func toolSchemas(t *testing.T) []toolSchema {
 	t.Helper()
-	m, err := contracts.Trident.Manifest()
+	m, err := tridentcontracts.Set.Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -540,7 +541,7 @@ func TestOpenAPISamplesValidate(t *testing.T) {
 	body := o.schema("/paths/~1mcp/post/requestBody/content/application~1json/schema")
 	sampleFile := o.schema("/components/schemas/SampleFile")
 	prefix := componentPrefix(t)
-	list, err := contracts.Trident.Samples()
+	list, err := tridentcontracts.Set.Samples()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -550,7 +551,7 @@ func TestOpenAPISamplesValidate(t *testing.T) {
 	typedResponses := 0
 	for _, s := range list {
 		t.Run(s.Name, func(t *testing.T) {
-			raw, err := contracts.Trident.ReadFile("samples/" + s.Name + ".json")
+			raw, err := tridentcontracts.Set.ReadFile("samples/" + s.Name + ".json")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -663,7 +664,7 @@ func TestOpenAPIExamplesAreTheSamples(t *testing.T) {
 		return ex["value"], true
 	}
 	reqExamples := oaAt(t, doc, "paths", "/mcp", "post", "requestBody", "content", "application/json", "examples").(map[string]any)
-	list, err := contracts.Trident.Samples()
+	list, err := tridentcontracts.Set.Samples()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -703,7 +704,7 @@ func TestOpenAPIExamplesAreTheSamples(t *testing.T) {
 // JSON-RPC code with a null id.
 func TestOpenAPIErrorCatalogue(t *testing.T) {
 	o := newOACompiler(t)
-	entries, err := contracts.Trident.Errors()
+	entries, err := tridentcontracts.Set.Errors()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -752,7 +753,7 @@ func TestOpenAPICatalogueDocuments(t *testing.T) {
 	}
 	t.Run("samples/index.json", func(t *testing.T) { check(t, "SampleIndex", oaJSON(t, "samples/index.json")) })
 	t.Run("schema files", func(t *testing.T) {
-		entries, err := fs.ReadDir(contracts.Trident.FS(), "schemas")
+		entries, err := fs.ReadDir(tridentcontracts.Set.FS(), "schemas")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -761,7 +762,7 @@ func TestOpenAPICatalogueDocuments(t *testing.T) {
 		}
 	})
 	t.Run("list-tools", func(t *testing.T) {
-		m, err := contracts.Trident.Manifest()
+		m, err := tridentcontracts.Set.Manifest()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,13 +10,14 @@ import (
 	"testing"
 
 	"github.com/tridenttaxis/trident-mcp/contracts"
+	relaycontracts "github.com/tridenttaxis/trident-mcp/contracts/relay"
 	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
 )
 
 func relayTools(t *testing.T) map[string]contracts.Tool {
 	t.Helper()
-	m, err := contracts.Relay.Manifest()
+	m, err := relaycontracts.Set.Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func relayTools(t *testing.T) map[string]contracts.Tool {
 // or refusal, to the output schema, and a refusal's status to its errorCode.
 func TestRelaySamplesValidate(t *testing.T) {
 	byName := relayTools(t)
-	all, err := contracts.Relay.Samples()
+	all, err := relaycontracts.Set.Samples()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,14 +117,14 @@ func jsonSame(t *testing.T, a, b []byte) bool {
 func TestRelaySharedDefsAgree(t *testing.T) {
 	first := map[string]json.RawMessage{}
 	where := map[string]string{}
-	entries, err := fs.ReadDir(contracts.FS, "relay/schemas")
+	entries, err := fs.ReadDir(relaycontracts.FS, "schemas")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
 		p := path.Join("relay", "schemas", e.Name())
 		compile(t, p)
-		b, _ := contracts.ReadFile(p)
+		b, _ := readContract(p)
 		var doc struct {
 			Schema string                     `json:"$schema"`
 			Defs   map[string]json.RawMessage `json:"$defs"`
@@ -143,7 +144,7 @@ func TestRelaySharedDefsAgree(t *testing.T) {
 }
 
 func TestRelayProvidersAgainstSchema(t *testing.T) {
-	b, err := contracts.ReadFile("relay/providers.json")
+	b, err := readContract("relay/providers.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +155,7 @@ func TestRelayProvidersAgainstSchema(t *testing.T) {
 
 func TestRelayErrorRows(t *testing.T) {
 	byName := relayTools(t)
-	rows, err := contracts.Relay.Errors()
+	rows, err := relaycontracts.Set.Errors()
 	if err != nil {
 		t.Fatal(err)
 	}

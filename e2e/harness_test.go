@@ -27,6 +27,7 @@ import (
 	"github.com/tridenttaxis/trident-mcp/server"
 	"github.com/tridenttaxis/trident-mcp/server/auth"
 	"github.com/tridenttaxis/trident-mcp/server/trident"
+	tridentcontracts "github.com/tridenttaxis/trident-mcp/contracts/trident"
 )
 
 // fareTime pins the server's fare clock: the seed's samples are priced on
@@ -241,7 +242,7 @@ func readyz(t testing.TB, base string) (int, string) {
 }
 
 // loadSamples reads contracts/trident/samples once for the whole package.
-var loadSamples = sync.OnceValues(contracts.Trident.Samples)
+var loadSamples = sync.OnceValues(tridentcontracts.Set.Samples)
 
 // sample returns the seed's sample pair name (e.g. "estimate_fare.success").
 func sample(t testing.TB, name string) contracts.Sample {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/tridenttaxis/trident-mcp/contracts"
+	tridentcontracts "github.com/tridenttaxis/trident-mcp/contracts/trident"
 	"github.com/tridenttaxis/trident-mcp/internal/testserver"
 )
 
@@ -47,7 +47,7 @@ func TestStdioWithTypeScriptSDK(t *testing.T) {
 	if err := json.Unmarshal(s.Response, &resp); err != nil {
 		t.Fatal(err)
 	}
-	manifest, err := contracts.Trident.Manifest()
+	manifest, err := tridentcontracts.Set.Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}

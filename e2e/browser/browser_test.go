@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tridenttaxis/trident-mcp/contracts"
+	tridentcontracts "github.com/tridenttaxis/trident-mcp/contracts/trident"
 	"github.com/tridenttaxis/trident-mcp/internal/devissuer"
 	"github.com/tridenttaxis/trident-mcp/internal/devissuer/devissuertest"
 	"github.com/tridenttaxis/trident-mcp/internal/testserver"
@@ -55,7 +55,7 @@ func TestDocsPageInBrowser(t *testing.T) {
 	oauth := testserver.Start(t, bin, oauthAddr, "MCP_REQUIRE_OAUTH=true", "OAUTH_ISSUER="+iss.IssuerURL())
 	token := iss.Token(t, iss.Config(t), oauth+"/mcp", devissuer.DefaultUser.Email)
 
-	samples, err := contracts.Trident.Samples()
+	samples, err := tridentcontracts.Set.Samples()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tridenttaxis/trident-mcp/contracts"
+	tridentcontracts "github.com/tridenttaxis/trident-mcp/contracts/trident"
 	"github.com/tridenttaxis/trident-mcp/internal/fakegeo"
 	"github.com/tridenttaxis/trident-mcp/internal/testserver"
 )
@@ -53,7 +53,7 @@ type fareClient struct {
 
 func newFareClient(t *testing.T, base string) *fareClient {
 	t.Helper()
-	entries, err := contracts.Trident.Errors()
+	entries, err := tridentcontracts.Set.Errors()
 	if err != nil {
 		t.Fatal(err)
 	}

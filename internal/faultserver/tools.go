@@ -6,6 +6,7 @@ import (
 	"reflect"
 
 	"github.com/tridenttaxis/trident-mcp/contracts"
+	tridentcontracts "github.com/tridenttaxis/trident-mcp/contracts/trident"
 )
 
 // sampleResult is the part of a sample's response a tool answer is made of.
@@ -27,11 +28,11 @@ type sampleResult struct {
 // sample's refusal. The contracts are embedded, so a failure here is a
 // build defect.
 func defaultTools() map[string]toolFunc {
-	m, err := contracts.Trident.Manifest()
+	m, err := tridentcontracts.Set.Manifest()
 	if err != nil {
 		panic("faultserver: " + err.Error())
 	}
-	samples, err := contracts.Trident.Samples()
+	samples, err := tridentcontracts.Set.Samples()
 	if err != nil {
 		panic("faultserver: " + err.Error())
 	}

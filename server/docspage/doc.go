@@ -7,7 +7,7 @@
 // of it read from its contract folder by [FromContracts], through
 // mcphttp.Endpoint.Docs; the host hands the list to [New]:
 //
-//	tools, errs, err := docspage.FromContracts(contracts.Trident, "/mcp-schemas/", "/samples/")
+//	tools, errs, err := docspage.FromContracts(tridentcontracts.Set, "/mcp-schemas/", "/samples/")
 //	trident := docspage.Endpoint{ID: "trident", Title: "Trident Taxis", Path: "/mcp", Tools: tools, Errors: errs, ...}
 //	h, err := docspage.New(docspage.Page{
 //		Title: "Trident Taxis MCP tools", Path: "/mcp-docs",

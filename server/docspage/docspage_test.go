@@ -13,7 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/tridenttaxis/trident-mcp/contracts"
+	tridentcontracts "github.com/tridenttaxis/trident-mcp/contracts/trident"
 	"github.com/tridenttaxis/trident-mcp/server/docspage"
 )
 
@@ -311,11 +311,11 @@ func TestReadmeClientSnippets(t *testing.T) {
 // FromContracts gives the page the contract's schemas byte for byte, each
 // tool's samples with the success pair first, and the endpoint's catalogue.
 func TestFromContractsReadsTheContractFolder(t *testing.T) {
-	tools, errs, err := docspage.FromContracts(contracts.Trident, "/mcp-schemas/", "/samples/")
+	tools, errs, err := docspage.FromContracts(tridentcontracts.Set, "/mcp-schemas/", "/samples/")
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _ := contracts.Trident.Manifest()
+	m, _ := tridentcontracts.Set.Manifest()
 	if len(tools) != len(m.Tools) {
 		t.Fatalf("%d tools, the manifest has %d", len(tools), len(m.Tools))
 	}

@@ -8,7 +8,7 @@
 // Trident's arguments are checked by server/validate instead, which words
 // failures as Zod does.
 //
-//	s, err := draft2020.Compile("connectors.schema.json", contracts.RelayConnectorsSchema)
+//	s, err := draft2020.Compile("connectors.schema.json", relaycontracts.ConnectorsSchema)
 //	if err != nil { ... } // "connectors.schema.json: ..."
 //	err = s.Validate(doc) // doc decoded with json.Decoder.UseNumber
 package draft2020

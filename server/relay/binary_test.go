@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/tridenttaxis/trident-mcp/contracts"
-	"github.com/tridenttaxis/trident-mcp/server/relay"
 	"io"
 	"net/http"
 	"os"
@@ -13,8 +11,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tridenttaxis/trident-mcp/server/relay"
+
 	relayclient "github.com/tridenttaxis/trident-mcp/client/relay"
 	tridentclient "github.com/tridenttaxis/trident-mcp/client/trident"
+	relaycontracts "github.com/tridenttaxis/trident-mcp/contracts/relay"
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
 	tridenttypes "github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/internal/testserver"
@@ -147,7 +148,7 @@ func TestDocuments(t *testing.T) {
 	if resp.StatusCode != http.StatusMovedPermanently || resp.Header.Get("Location") != relay.DocsAnchor {
 		t.Errorf("%s: %d Location %q, want 301 to %s", relay.DocsPath, resp.StatusCode, resp.Header.Get("Location"), relay.DocsAnchor)
 	}
-	want, _ := contracts.Relay.ReadFile("schemas/search_rides.input.json")
+	want, _ := relaycontracts.Set.ReadFile("schemas/search_rides.input.json")
 	if code, _, b := get("/mcp-schemas/rides/search_rides.input.json"); code != 200 || !bytes.Equal(b, want) {
 		t.Errorf("schema: %d, byte for byte %v", code, bytes.Equal(b, want))
 	}

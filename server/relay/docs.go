@@ -3,7 +3,7 @@ package relay
 import (
 	"net/http"
 
-	"github.com/tridenttaxis/trident-mcp/contracts"
+	relaycontracts "github.com/tridenttaxis/trident-mcp/contracts/relay"
 	"github.com/tridenttaxis/trident-mcp/server/docspage"
 	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
 )
@@ -19,7 +19,7 @@ const docsID = "relay"
 // tools/list, the downloads and the refusals come from. The console loads
 // each tool's success sample as its default arguments.
 func (s *Server) docs(m mcphttp.Mount) (docspage.Endpoint, error) {
-	tools, errs, err := docspage.FromContracts(contracts.Relay, SchemasPath, SamplesPath)
+	tools, errs, err := docspage.FromContracts(relaycontracts.Set, SchemasPath, SamplesPath)
 	if err != nil {
 		return docspage.Endpoint{}, err
 	}

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tridenttaxis/trident-mcp/contracts"
+	relaycontracts "github.com/tridenttaxis/trident-mcp/contracts/relay"
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/server/geo"
 )
@@ -100,7 +100,7 @@ func LoadRegistry(path string) (*Registry, error) {
 		err error
 	)
 	if path == "" {
-		b, err = contracts.Relay.ReadFile("providers.json")
+		b, err = relaycontracts.Set.ReadFile("providers.json")
 	} else {
 		b, err = os.ReadFile(path)
 	}

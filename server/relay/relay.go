@@ -23,6 +23,7 @@ import (
 	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
 	"github.com/tridenttaxis/trident-mcp/server/relay/journey"
 	"github.com/tridenttaxis/trident-mcp/server/relay/store"
+	relaycontracts "github.com/tridenttaxis/trident-mcp/contracts/relay"
 )
 
 // Defaults for the zero values of [Options].
@@ -197,7 +198,7 @@ func New(opts *Options) (*Server, error) {
 		budgeted[id] = s.budgeted(id, src)
 	}
 	s.sources = budgeted
-	if s.manifest, err = contracts.Relay.Manifest(); err != nil {
+	if s.manifest, err = relaycontracts.Set.Manifest(); err != nil {
 		return nil, err
 	}
 	if s.inputs, err = compileInputs(s.manifest); err != nil {

@@ -6,7 +6,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/tridenttaxis/trident-mcp/contracts"
+	relaycontracts "github.com/tridenttaxis/trident-mcp/contracts/relay"
 	"github.com/tridenttaxis/trident-mcp/gen/relay/schemabundle"
 	"github.com/tridenttaxis/trident-mcp/gen/relay/ts"
 	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
@@ -41,7 +41,7 @@ func (s *Server) routes(m mcphttp.Mount, mux *http.ServeMux) error {
 				http.NotFound(w, r)
 				return
 			}
-			b, err := contracts.Relay.ReadFile(p)
+			b, err := relaycontracts.Set.ReadFile(p)
 			if err != nil {
 				http.NotFound(w, r)
 				return
@@ -55,7 +55,7 @@ func (s *Server) routes(m mcphttp.Mount, mux *http.ServeMux) error {
 			http.NotFound(w, r)
 			return
 		}
-		b, err := fs.ReadFile(contracts.Relay.FS(), f)
+		b, err := fs.ReadFile(relaycontracts.Set.FS(), f)
 		if err != nil {
 			http.NotFound(w, r)
 			return

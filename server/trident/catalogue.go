@@ -11,7 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tridenttaxis/trident-mcp/collections"
-	"github.com/tridenttaxis/trident-mcp/contracts"
+	tridentcontracts "github.com/tridenttaxis/trident-mcp/contracts/trident"
 	"github.com/tridenttaxis/trident-mcp/gen/trident/api"
 	"github.com/tridenttaxis/trident-mcp/gen/trident/schemabundle"
 	"github.com/tridenttaxis/trident-mcp/gen/trident/ts"
@@ -76,7 +76,7 @@ func (c *catalogue) GetToolSchema(_ context.Context, r api.GetToolSchemaRequestO
 	if !ok {
 		return notFound{}, nil
 	}
-	return file(contracts.Trident.FS(), p), nil
+	return file(tridentcontracts.Set.FS(), p), nil
 }
 
 // GetCollectionIndex answers GET /mcp-schemas/collections/index.json.
@@ -92,18 +92,18 @@ func (c *catalogue) GetCollection(_ context.Context, r api.GetCollectionRequestO
 
 // GetSampleIndex answers GET /samples/index.json.
 func (c *catalogue) GetSampleIndex(context.Context, api.GetSampleIndexRequestObject) (api.GetSampleIndexResponseObject, error) {
-	return file(contracts.Trident.FS(), "samples/index.json"), nil
+	return file(tridentcontracts.Set.FS(), "samples/index.json"), nil
 }
 
 // GetSample answers GET /samples/{sampleFile}, the specification's "Sample
 // payloads" downloads.
 func (c *catalogue) GetSample(_ context.Context, r api.GetSampleRequestObject) (api.GetSampleResponseObject, error) {
-	return file(contracts.Trident.FS(), "samples/"+r.SampleFile), nil
+	return file(tridentcontracts.Set.FS(), "samples/"+r.SampleFile), nil
 }
 
 // GetErrorSample answers GET /samples/errors/{sampleFile}.
 func (c *catalogue) GetErrorSample(_ context.Context, r api.GetErrorSampleRequestObject) (api.GetErrorSampleResponseObject, error) {
-	return file(contracts.Trident.FS(), "samples/errors/"+r.SampleFile), nil
+	return file(tridentcontracts.Set.FS(), "samples/errors/"+r.SampleFile), nil
 }
 
 // file is the reply for one file of fsys: the file as JSON (or the type its

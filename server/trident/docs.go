@@ -1,7 +1,7 @@
 package trident
 
 import (
-	"github.com/tridenttaxis/trident-mcp/contracts"
+	tridentcontracts "github.com/tridenttaxis/trident-mcp/contracts/trident"
 	"github.com/tridenttaxis/trident-mcp/server/docspage"
 	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
 )
@@ -11,7 +11,7 @@ import (
 // from, so the page cannot drift from what the endpoint does) and from
 // where the host mounted it.
 func (e *endpoint) docs(m mcphttp.Mount) (docspage.Endpoint, error) {
-	tools, errs, err := docspage.FromContracts(contracts.Trident, "/mcp-schemas/", "/samples/")
+	tools, errs, err := docspage.FromContracts(tridentcontracts.Set, "/mcp-schemas/", "/samples/")
 	if err != nil {
 		return docspage.Endpoint{}, err
 	}

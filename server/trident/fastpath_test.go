@@ -23,6 +23,7 @@ import (
 	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
 	"github.com/tridenttaxis/trident-mcp/server/ratelimit"
 	"github.com/tridenttaxis/trident-mcp/server/trident"
+	tridentcontracts "github.com/tridenttaxis/trident-mcp/contracts/trident"
 )
 
 // The differential tests: every request goes to the same server built twice,
@@ -118,7 +119,7 @@ func callBody(id, tool, args string) string {
 // Every sample of contracts/samples, both ways; the tools/call samples must
 // take the fast path.
 func TestFastPathSamples(t *testing.T) {
-	samples, err := contracts.Trident.Samples()
+	samples, err := tridentcontracts.Set.Samples()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +180,7 @@ func TestFastPathCatalogue(t *testing.T) {
 			return &opts{ep: trident.Options{RateLimitPolicy: &ratelimit.Policy{Tools: map[string]ratelimit.Rule{"estimate_fare": {PerMinute: 1}}}}}
 		}, bodies: []string{sampleCall, sampleCall}},
 	}
-	rows, err := contracts.Catalogue(contracts.Trident) // the shared rows and Trident's own
+	rows, err := contracts.Catalogue(tridentcontracts.Set) // the shared rows and Trident's own
 	if err != nil {
 		t.Fatal(err)
 	}

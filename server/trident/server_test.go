@@ -17,6 +17,7 @@ import (
 	"github.com/tridenttaxis/trident-mcp/contracts"
 	"github.com/tridenttaxis/trident-mcp/server"
 	"github.com/tridenttaxis/trident-mcp/server/trident"
+	tridentcontracts "github.com/tridenttaxis/trident-mcp/contracts/trident"
 )
 
 // daytime pins the tariff clock: the seed's samples were priced in the day
@@ -124,7 +125,7 @@ func jsonDiff(t testing.TB, want, got []byte) string {
 // against a freshly started server with the default configuration and
 // compares the responses field for field.
 func TestSampleReplay(t *testing.T) {
-	samples, err := contracts.Trident.Samples()
+	samples, err := tridentcontracts.Set.Samples()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +235,7 @@ func TestProgressStreamsOverSSE(t *testing.T) {
 
 func loadSample(t testing.TB, name string) contracts.Sample {
 	t.Helper()
-	samples, err := contracts.Trident.Samples()
+	samples, err := tridentcontracts.Set.Samples()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/tridenttaxis/trident-mcp/server/auth"
 	"github.com/tridenttaxis/trident-mcp/server/ratelimit"
 	"github.com/tridenttaxis/trident-mcp/server/trident"
+	tridentcontracts "github.com/tridenttaxis/trident-mcp/contracts/trident"
 )
 
 func get(t testing.TB, url string) reply {
@@ -39,7 +40,7 @@ func get(t testing.TB, url string) reply {
 // must serve it.
 func wantToolList(t testing.TB) []byte {
 	t.Helper()
-	m, err := contracts.Trident.Manifest()
+	m, err := tridentcontracts.Set.Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +142,7 @@ func TestStructuredContentMatchesOutputSchemas(t *testing.T) {
 	ts := start(t, &opts{ep: trident.Options{BookingBaseURL: "https://book.example.test/"}})
 	schemas := map[string]*jsonschema.Schema{}
 	for _, tool := range []string{"estimate_fare", "get_service_info", "start_booking"} {
-		b, _ := contracts.Trident.ReadFile("schemas/" + tool + ".output.json")
+		b, _ := tridentcontracts.Set.ReadFile("schemas/" + tool + ".output.json")
 		c := jsonschema.NewCompiler()
 		c.AssertFormat = true
 		c.AddResource("mem://"+tool, bytes.NewReader(b))
@@ -197,7 +198,7 @@ func TestCatalogueEndpoints(t *testing.T) {
 		t.Errorf("/mcp-schemas/index.json: %d", idx.status)
 	}
 	for name, p := range schemabundle.Files {
-		want, _ := contracts.Trident.ReadFile(p)
+		want, _ := tridentcontracts.Set.ReadFile(p)
 		got := get(t, ts.URL+"/mcp-schemas/"+name)
 		if got.status != 200 || !bytes.Equal(got.body, want) {
 			t.Errorf("/mcp-schemas/%s not served byte for byte (status %d)", name, got.status)
@@ -212,16 +213,16 @@ func TestCatalogueEndpoints(t *testing.T) {
 			t.Errorf("/mcp-schemas/collections/%s: status %d", name, got.status)
 		}
 	}
-	samples, _ := contracts.Trident.Samples()
+	samples, _ := tridentcontracts.Set.Samples()
 	for _, s := range append(samples, contracts.Sample{Name: "index"}) {
-		want, _ := contracts.Trident.ReadFile("samples/" + s.Name + ".json")
+		want, _ := tridentcontracts.Set.ReadFile("samples/" + s.Name + ".json")
 		if got := get(t, ts.URL+"/samples/"+s.Name+".json"); got.status != 200 || !bytes.Equal(got.body, want) {
 			t.Errorf("/samples/%s.json: status %d", s.Name, got.status)
 		}
 	}
 	// The folder paths answer their index, as before the routes came from
 	// the OpenAPI document.
-	sampleIndex, _ := contracts.Trident.ReadFile("samples/index.json")
+	sampleIndex, _ := tridentcontracts.Set.ReadFile("samples/index.json")
 	collectionIndex, _ := collections.FS.ReadFile("index.json")
 	for p, want := range map[string][]byte{"/mcp-schemas/": schemabundle.Index, "/samples/": sampleIndex,
 		"/mcp-schemas/collections": collectionIndex, "/mcp-schemas/collections/": collectionIndex} {

@@ -18,6 +18,7 @@ import (
 	"github.com/tridenttaxis/trident-mcp/server/metrics"
 	"github.com/tridenttaxis/trident-mcp/server/ratelimit"
 	"github.com/tridenttaxis/trident-mcp/server/validate"
+	tridentcontracts "github.com/tridenttaxis/trident-mcp/contracts/trident"
 )
 
 // endpoint is what the Trident endpoint's routes and tools share.
@@ -39,7 +40,7 @@ func New(opts *Options) (*mcphttp.Endpoint, error) {
 		return nil, err
 	}
 	e := &endpoint{opts: o}
-	e.manifest, err = contracts.Trident.Manifest()
+	e.manifest, err = tridentcontracts.Set.Manifest()
 	if err != nil {
 		return nil, err
 	}

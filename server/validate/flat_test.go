@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/tridenttaxis/trident-mcp/contracts"
+	tridentcontracts "github.com/tridenttaxis/trident-mcp/contracts/trident"
 )
 
 // FuzzAlreadyNormal: whenever the byte-level check says arguments are valid
@@ -26,7 +26,7 @@ func FuzzAlreadyNormal(f *testing.F) {
 	}
 	var schemas []*Schema
 	for _, p := range []string{"schemas/estimate_fare.input.json", "schemas/start_booking.input.json", "schemas/get_service_info.input.json"} {
-		b, err := contracts.Trident.ReadFile(p)
+		b, err := tridentcontracts.Set.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -53,7 +53,7 @@ func FuzzAlreadyNormal(f *testing.F) {
 // TestAlreadyNormalTakesTheCommonCall: the call that dominates traffic is
 // answered without decoding, and what must be normalised or refused is not.
 func TestAlreadyNormalTakesTheCommonCall(t *testing.T) {
-	b, err := contracts.Trident.ReadFile("schemas/estimate_fare.input.json")
+	b, err := tridentcontracts.Set.ReadFile("schemas/estimate_fare.input.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,13 +12,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
-	"github.com/tridenttaxis/trident-mcp/contracts"
+	tridentcontracts "github.com/tridenttaxis/trident-mcp/contracts/trident"
 	"github.com/tridenttaxis/trident-mcp/server/validate"
 )
 
 func mustCompile(t testing.TB, path string) *validate.Schema {
 	t.Helper()
-	b, err := contracts.Trident.ReadFile(path)
+	b, err := tridentcontracts.Set.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestParseDateTime(t *testing.T) {
 // asserted, as the second opinion on what is valid.
 func reference(t testing.TB, path string) *jsonschema.Schema {
 	t.Helper()
-	b, err := contracts.Trident.ReadFile(path)
+	b, err := tridentcontracts.Set.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import _ "embed"
 var Index []byte
 
 // Files maps each file name the index points at to its path in the
-// endpoint's contract folder (contracts.Open("relay").FS()).
+// endpoint's contract folder (contracts/relay).
 var Files = map[string]string{
 	"search_rides.input.json":              "schemas/search_rides.input.json",
 	"search_rides.output.json":             "schemas/search_rides.output.json",

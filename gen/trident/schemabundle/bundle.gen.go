@@ -13,7 +13,7 @@ import _ "embed"
 var Index []byte
 
 // Files maps each file name the index points at to its path in the
-// endpoint's contract folder (contracts.Open("trident").FS()).
+// endpoint's contract folder (contracts/trident).
 var Files = map[string]string{
 	"estimate_fare.input.json":     "schemas/estimate_fare.input.json",
 	"estimate_fare.output.json":    "schemas/estimate_fare.output.json",

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/tridenttaxis/trident-mcp/contracts"
+	relaycontracts "github.com/tridenttaxis/trident-mcp/contracts/relay"
 	"github.com/tridenttaxis/trident-mcp/server/draft2020"
 )
 
@@ -20,18 +20,18 @@ type Registry struct {
 // Connector is one registry entry, and Argument one of its argument
 // mappings, as package contracts reads them.
 type (
-	Connector = contracts.Connector
-	Argument  = contracts.ConnectorArgument
+	Connector = relaycontracts.Connector
+	Argument  = relaycontracts.ConnectorArgument
 )
 
 // DefaultRegistry parses the shipped registry, embedded in the binary.
-func DefaultRegistry() (*Registry, error) { return ParseRegistry(contracts.RelayConnectors) }
+func DefaultRegistry() (*Registry, error) { return ParseRegistry(relaycontracts.Connectors) }
 
 // ParseRegistry reads a registry document: it must satisfy
 // connectors.schema.json, name each connector once, and name each argument
 // of a connector once.
 func ParseRegistry(doc []byte) (*Registry, error) {
-	schema, err := draft2020.Compile("connectors.schema.json", contracts.RelayConnectorsSchema)
+	schema, err := draft2020.Compile("connectors.schema.json", relaycontracts.ConnectorsSchema)
 	if err != nil {
 		return nil, fmt.Errorf("connector registry schema: %w", err)
 	}
@@ -44,7 +44,7 @@ func ParseRegistry(doc []byte) (*Registry, error) {
 	if err := schema.Validate(v); err != nil {
 		return nil, fmt.Errorf("connector registry does not satisfy connectors.schema.json: %w", err)
 	}
-	connectors, err := contracts.DecodeConnectors(doc)
+	connectors, err := relaycontracts.DecodeConnectors(doc)
 	if err != nil {
 		return nil, err
 	}

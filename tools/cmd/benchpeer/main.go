@@ -34,7 +34,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
-	"github.com/tridenttaxis/trident-mcp/contracts"
+	tridentcontracts "github.com/tridenttaxis/trident-mcp/contracts/trident"
 	"github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/server/auth"
 	"github.com/tridenttaxis/trident-mcp/server/fare"
@@ -143,7 +143,7 @@ func newPeer(now func() time.Time) (*mcpserver.MCPServer, error) {
 		return nil, err
 	}
 	p := &peer{tariff: fare.Default().WithClock(now), geocoder: g, router: geo.NewEmbeddedRouter()}
-	manifest, err := contracts.Trident.Manifest()
+	manifest, err := tridentcontracts.Set.Manifest()
 	if err != nil {
 		return nil, err
 	}

@@ -28,6 +28,7 @@ import (
 	"unicode"
 
 	"github.com/tridenttaxis/trident-mcp/contracts"
+	"github.com/tridenttaxis/trident-mcp/contracts/endpoints"
 )
 
 func main() {
@@ -37,7 +38,11 @@ func main() {
 	if *endpoint == "" || *out == "" {
 		log.Fatal("gen-client: -endpoint and -out are required")
 	}
-	src, err := generate(contracts.Open(*endpoint))
+	set, err := endpoints.Open(*endpoint)
+	if err != nil {
+		log.Fatalf("gen-client: %v", err)
+	}
+	src, err := generate(set)
 	if err != nil {
 		log.Fatalf("gen-client: %v", err)
 	}

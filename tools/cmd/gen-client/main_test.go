@@ -6,13 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tridenttaxis/trident-mcp/contracts"
+	tridentcontracts "github.com/tridenttaxis/trident-mcp/contracts/trident"
 )
 
 // TestGeneratedFileIsCurrent fails when client/trident/tools.gen.go is
 // stale: run `make generate`.
 func TestGeneratedFileIsCurrent(t *testing.T) {
-	got, err := generate(contracts.Trident)
+	got, err := generate(tridentcontracts.Set)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func TestGeneratedFileIsCurrent(t *testing.T) {
 	if !bytes.Equal(got, onDisk) {
 		t.Error("client/trident/tools.gen.go is stale; run make generate")
 	}
-	m, err := contracts.Trident.Manifest()
+	m, err := tridentcontracts.Set.Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tridenttaxis/trident-mcp/contracts"
+	relaycontracts "github.com/tridenttaxis/trident-mcp/contracts/relay"
 )
 
 // FolderJourney walks one Relay journey from the search that opens it,
@@ -99,11 +99,11 @@ var (
 // the contract); the statuses are the specification's order applied by
 // hand, and the walk is refused here if the registry no longer gives them.
 func journeyCalls() ([]call, error) {
-	connectors, err := contracts.DecodeConnectors(contracts.RelayConnectors)
+	connectors, err := relaycontracts.DecodeConnectors(relaycontracts.Connectors)
 	if err != nil {
 		return nil, err
 	}
-	byID := map[string]contracts.Connector{}
+	byID := map[string]relaycontracts.Connector{}
 	for _, c := range connectors {
 		byID[c.ID] = c
 	}
@@ -162,7 +162,7 @@ func journeySearchCall() (call, error) {
 }
 
 // continueCall is one continue_journey call of the walk.
-func continueCall(s step, byID map[string]contracts.Connector, reported []report) (call, error) {
+func continueCall(s step, byID map[string]relaycontracts.Connector, reported []report) (call, error) {
 	rc, ok := byID[s.connector]
 	if !ok {
 		return call{}, fmt.Errorf("journey walk: the registry has no connector %q", s.connector)

@@ -22,6 +22,8 @@ import (
 	"strings"
 
 	"github.com/tridenttaxis/trident-mcp/contracts"
+	relaycontracts "github.com/tridenttaxis/trident-mcp/contracts/relay"
+	tridentcontracts "github.com/tridenttaxis/trident-mcp/contracts/trident"
 )
 
 // DefaultEndpoint is the specification's public endpoint, the collections' default mcpEndpoint.
@@ -124,11 +126,11 @@ type expectation struct {
 }
 
 func run(out string) error {
-	m, err := contracts.Trident.Manifest()
+	m, err := tridentcontracts.Set.Manifest()
 	if err != nil {
 		return err
 	}
-	samples, err := contracts.Trident.Samples()
+	samples, err := tridentcontracts.Set.Samples()
 	if err != nil {
 		return err
 	}
@@ -237,7 +239,7 @@ var FS embed.FS
 
 // relaySample is one Relay sample by name.
 func relaySample(name string) (contracts.Sample, error) {
-	samples, err := contracts.Relay.Samples()
+	samples, err := relaycontracts.Set.Samples()
 	if err != nil {
 		return contracts.Sample{}, err
 	}

@@ -14,6 +14,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tridenttaxis/trident-mcp/contracts"
+	relaycontracts "github.com/tridenttaxis/trident-mcp/contracts/relay"
+	tridentcontracts "github.com/tridenttaxis/trident-mcp/contracts/trident"
 )
 
 // generate runs the generator into a fresh directory and returns its files.
@@ -139,11 +141,11 @@ func TestPostmanCollection(t *testing.T) {
 		t.Errorf("variables (-want +got):\n%s", diff)
 	}
 
-	m, err := contracts.Trident.Manifest()
+	m, err := tridentcontracts.Set.Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}
-	samples, err := contracts.Trident.Samples()
+	samples, err := tridentcontracts.Set.Samples()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -459,18 +461,18 @@ func TestJourneyWalkReachesEveryStatus(t *testing.T) {
 // The walk is refused when the registry no longer gives the status it
 // claims, rather than shipping a collection that fails against every server.
 func TestJourneyWalkFollowsTheRegistry(t *testing.T) {
-	on := map[string]contracts.Connector{"car_rental": {ID: "car_rental", EntryTool: "search_car_rentals", Enabled: true}}
+	on := map[string]relaycontracts.Connector{"car_rental": {ID: "car_rental", EntryTool: "search_car_rentals", Enabled: true}}
 	if _, err := continueCall(step{"car_rental", "unavailable", ""}, on, secondReport); err == nil {
 		t.Error("a connector switched on in the registry was expected unavailable")
 	}
-	var lacks contracts.Connector
+	var lacks relaycontracts.Connector
 	if err := json.Unmarshal([]byte(`{"id":"stays","entry_tool":"search_stays","enabled":true,"arguments":[{"name":"near","from":"origin_airport","required":true}]}`), &lacks); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := continueCall(step{"stays", "ready", ""}, map[string]contracts.Connector{"stays": lacks}, firstReport); err == nil {
+	if _, err := continueCall(step{"stays", "ready", ""}, map[string]relaycontracts.Connector{"stays": lacks}, firstReport); err == nil {
 		t.Error("a connector lacking a required field was expected ready")
 	}
-	if _, err := continueCall(step{"stays", "ready", ""}, map[string]contracts.Connector{}, firstReport); err == nil {
+	if _, err := continueCall(step{"stays", "ready", ""}, map[string]relaycontracts.Connector{}, firstReport); err == nil {
 		t.Error("a connector the registry lacks was taken")
 	}
 }

@@ -68,7 +68,7 @@ import _ "embed"
 var Index []byte
 
 // Files maps each file name the index points at to its path in the
-// endpoint's contract folder (contracts.Open(%[1]q).FS()).
+// endpoint's contract folder (contracts/%[1]s).
 var Files = map[string]string{
 `, dir)
 	for _, t := range tools {

@@ -27,22 +27,26 @@ import (
 	"strings"
 
 	"github.com/tridenttaxis/trident-mcp/contracts"
+	"github.com/tridenttaxis/trident-mcp/contracts/endpoints"
 )
 
 func main() {
 	out := flag.String("out", "", "directory to write generated files into (gen/<endpoint>, or gen/errcodes with -errcodes)")
 	endpoint := flag.String("endpoint", "", "the endpoint's contract folder below contracts/, e.g. trident")
 	errcodes := flag.Bool("errcodes", false, "write the error catalogue of -endpoints instead of one endpoint's files")
-	endpoints := flag.String("endpoints", "", "with -errcodes: the comma-separated contract folders whose tool rows join the shared ones")
+	names := flag.String("endpoints", "", "with -errcodes: the comma-separated contract folders whose tool rows join the shared ones")
 	flag.Parse()
 	var err error
 	switch {
 	case *out == "":
 		err = fmt.Errorf("-out is required")
 	case *errcodes:
-		err = runErrcodes(strings.Split(*endpoints, ","), *out)
+		err = runErrcodes(strings.Split(*names, ","), *out)
 	case *endpoint != "":
-		err = run(contracts.Open(*endpoint), *out)
+		var set *contracts.Set
+		if set, err = endpoints.Open(*endpoint); err == nil {
+			err = run(set, *out)
+		}
 	default:
 		err = fmt.Errorf("give -endpoint NAME or -errcodes -endpoints NAMES")
 	}
@@ -57,7 +61,11 @@ func runErrcodes(folders []string, out string) error {
 	var sets []*contracts.Set
 	for _, f := range folders {
 		if f = strings.TrimSpace(f); f != "" {
-			sets = append(sets, contracts.Open(f))
+			set, err := endpoints.Open(f)
+			if err != nil {
+				return err
+			}
+			sets = append(sets, set)
 		}
 	}
 	errs, err := contracts.Catalogue(sets...)

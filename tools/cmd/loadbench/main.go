@@ -49,14 +49,14 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tridenttaxis/trident-mcp/contracts"
+	tridentcontracts "github.com/tridenttaxis/trident-mcp/contracts/trident"
 	"github.com/tridenttaxis/trident-mcp/internal/devissuer"
 )
 
 // requestBody is the specification's estimate_fare sample request
 // (contracts/trident/samples/estimate_fare.success.json), compacted.
 var requestBody = func() string {
-	s, err := contracts.Trident.ReadFile("samples/estimate_fare.success.json")
+	s, err := tridentcontracts.Set.ReadFile("samples/estimate_fare.success.json")
 	if err != nil {
 		panic(err) // embedded: a missing sample is a build defect
 	}

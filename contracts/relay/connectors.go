@@ -1,4 +1,4 @@
-package contracts
+package relay
 
 import (
 	_ "embed"
@@ -6,16 +6,15 @@ import (
 	"fmt"
 )
 
-// RelayConnectors is contracts/relay/connectors.json, the registry of
-// connectors Relay's continue_journey can carry a journey into, and
-// RelayConnectorsSchema its JSON Schema (relay/connectors.schema.json).
-// Package server/relay/journey parses and checks them. They live in their own
-// file so that the rest of contracts/relay/ can be embedded on its own.
+// Connectors is connectors.json, the registry of connectors Relay's
+// continue_journey can carry a journey into, and ConnectorsSchema its JSON
+// Schema (connectors.schema.json). Package server/relay/journey parses and
+// checks them.
 var (
-	//go:embed relay/connectors.json
-	RelayConnectors []byte
-	//go:embed relay/connectors.schema.json
-	RelayConnectorsSchema []byte
+	//go:embed connectors.json
+	Connectors []byte
+	//go:embed connectors.schema.json
+	ConnectorsSchema []byte
 )
 
 // Connector is one entry of the connector registry: Relay's journeys, the
