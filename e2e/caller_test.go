@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/tridenttaxis/trident-mcp/internal/devissuer"
-	"github.com/tridenttaxis/trident-mcp/server/ratelimit"
+	"github.com/tridenttaxis/trident-mcp/server/limits"
 	"github.com/tridenttaxis/trident-mcp/server/trident"
 )
 
@@ -21,7 +21,7 @@ func TestCallerReachesServer(t *testing.T) {
 	driver := devissuer.User{ID: "0b7d4f5e-3c2a-4e1b-8f6d-9a8b7c6d5e4f", Email: "driver@tridenttaxis.test", Password: "driver-password"}
 	p := newPair(t, pairConfig{
 		Issuer: devissuer.Options{Users: []devissuer.User{devissuer.DefaultUser, driver}},
-		Trident: trident.Options{RateLimitPolicy: &ratelimit.Policy{Tools: map[string]ratelimit.Rule{
+		Trident: trident.Options{RateLimitPolicy: &limits.Policy{Tools: map[string]limits.Rule{
 			"get_service_info": {PerMinute: 1, ByEndUser: true},
 		}}},
 	})

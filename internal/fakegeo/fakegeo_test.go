@@ -14,14 +14,14 @@ import (
 	"time"
 
 	"github.com/tridenttaxis/trident-mcp/internal/fakegeo"
-	"github.com/tridenttaxis/trident-mcp/server/geo"
+	"github.com/tridenttaxis/trident-mcp/server/trident/geo"
 )
 
-// recorded reads a recorded reply of the real engine from server/geo's
+// recorded reads a recorded reply of the real engine from server/trident/geo's
 // testdata.
 func recorded(t *testing.T, name string) any {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "server", "geo", "testdata", name))
+	b, err := os.ReadFile(filepath.Join("..", "..", "server", "trident", "geo", "testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestHealthyRepliesHaveTheRecordedShape(t *testing.T) {
 	}
 }
 
-// TestClientsReadTheFake: server/geo's clients understand the healthy fake.
+// TestClientsReadTheFake: server/trident/geo's clients understand the healthy fake.
 func TestClientsReadTheFake(t *testing.T) {
 	nom, osrm := fakegeo.NewNominatim(), fakegeo.NewOSRM()
 	defer nom.Close()

@@ -105,8 +105,8 @@ func (osrm) errorBody(_ int, msg string) []byte {
 }
 
 // haversine is the great-circle distance in meters between two lon,lat
-// points. (server/geo has one too; this package cannot import it, since
-// server/geo's own tests import this package.)
+// points. (server/trident/geo has one too; this package cannot import it, since
+// server/trident/geo's own tests import this package.)
 func haversine(a, b [2]float64) float64 {
 	const rad, radius = math.Pi / 180, 6371008.8
 	p1, p2 := a[1]*rad, b[1]*rad

@@ -5,7 +5,7 @@
 // connector registry) compile it one way. It knows nothing of the document
 // or of the endpoint it serves: the caller says which contract file it is.
 //
-// Trident's arguments are checked by server/validate instead, which words
+// Trident's arguments are checked by server/trident/validate instead, which words
 // failures as Zod does.
 //
 //	s, err := draft2020.Compile("connectors.schema.json", relaycontracts.ConnectorsSchema)

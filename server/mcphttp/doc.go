@@ -49,7 +49,7 @@
 //				return &mcp.CallToolResult{StructuredContent: out, Content: ...}, nil
 //			},
 //		}},
-//		RateLimit: &ratelimit.Policy{Tools: map[string]ratelimit.Rule{"search_rides": {PerMinute: 30}}},
+//		RateLimit: &limits.Policy{Tools: map[string]limits.Rule{"search_rides": {PerMinute: 30}}},
 //		Routes: func(m mcphttp.Mount, mux *http.ServeMux) error {
 //			mux.Handle("POST /v1/session/connectors", connectors)
 //			return nil

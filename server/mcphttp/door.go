@@ -18,7 +18,7 @@ import (
 	"github.com/tridenttaxis/trident-mcp/server/auth"
 	"github.com/tridenttaxis/trident-mcp/server/fastcall"
 	"github.com/tridenttaxis/trident-mcp/server/metrics"
-	"github.com/tridenttaxis/trident-mcp/server/ratelimit"
+	"github.com/tridenttaxis/trident-mcp/server/limits"
 )
 
 // Config is what the front door needs from the host: the settings shared by
@@ -72,7 +72,7 @@ type door struct {
 	metrics  *metrics.Metrics
 	tools    map[string]bool
 	versions []string // the revisions served, newest first
-	limiter  *ratelimit.Limiter
+	limiter  *limits.CallLimiter
 	jsonMCP  http.Handler               // application/json replies
 	sseMCP   http.Handler               // text/event-stream replies (progress)
 	fast     *fastcall.Handler          // nil when Config.DisableFastPath
@@ -91,7 +91,7 @@ func New(ep *Endpoint, cfg Config, now func() time.Time) (http.Handler, error) {
 		return nil, err
 	}
 	if ep.RateLimit != nil {
-		d.limiter = ratelimit.New(*ep.RateLimit, now)
+		d.limiter = limits.NewCallLimiter(*ep.RateLimit, now)
 	}
 	if !cfg.DisableFastPath {
 		d.fast = fastcall.New(fastcall.Options{Tools: d.handlers, Middleware: []mcp.Middleware{d.rpcMiddleware},

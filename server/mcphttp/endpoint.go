@@ -8,7 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/tridenttaxis/trident-mcp/server/docspage"
-	"github.com/tridenttaxis/trident-mcp/server/ratelimit"
+	"github.com/tridenttaxis/trident-mcp/server/limits"
 )
 
 // Endpoint is one MCP endpoint: what its package builds and the host mounts.
@@ -65,7 +65,7 @@ type Endpoint struct {
 
 	// RateLimit caps calls of the endpoint's tools per client; tools
 	// without a rule are not limited. Zero (nil): no limit.
-	RateLimit *ratelimit.Policy
+	RateLimit *limits.Policy
 
 	// Docs describes the endpoint for the host's documentation page
 	// (/mcp-docs, one section and one Try-it console per endpoint), given

@@ -10,7 +10,7 @@ import (
 
 	relaycontracts "github.com/tridenttaxis/trident-mcp/contracts/relay"
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
-	"github.com/tridenttaxis/trident-mcp/server/geo"
+	"github.com/tridenttaxis/trident-mcp/server/trident/geo"
 )
 
 // ProvidersFile is the shipped provider registry in Relay's contract

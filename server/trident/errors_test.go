@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/tridenttaxis/trident-mcp/server"
-	"github.com/tridenttaxis/trident-mcp/server/geo"
+	"github.com/tridenttaxis/trident-mcp/server/trident/geo"
 	"github.com/tridenttaxis/trident-mcp/server/trident"
 )
 

@@ -19,9 +19,9 @@ import (
 	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
 	"github.com/tridenttaxis/trident-mcp/server"
 	"github.com/tridenttaxis/trident-mcp/server/auth"
-	"github.com/tridenttaxis/trident-mcp/server/geo"
+	"github.com/tridenttaxis/trident-mcp/server/trident/geo"
 	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
-	"github.com/tridenttaxis/trident-mcp/server/ratelimit"
+	"github.com/tridenttaxis/trident-mcp/server/limits"
 	"github.com/tridenttaxis/trident-mcp/server/trident"
 	tridentcontracts "github.com/tridenttaxis/trident-mcp/contracts/trident"
 )
@@ -177,7 +177,7 @@ func TestFastPathCatalogue(t *testing.T) {
 		errcodes.ForbiddenOrigin:            {header: set("Origin", "https://attacker.example"), bodies: []string{sampleCall}},
 		errcodes.PayloadTooLarge:            {opts: func() *opts { return &opts{host: server.Options{MaxBodyBytes: 64}} }, bodies: []string{sampleCall}},
 		errcodes.RateLimited: {opts: func() *opts {
-			return &opts{ep: trident.Options{RateLimitPolicy: &ratelimit.Policy{Tools: map[string]ratelimit.Rule{"estimate_fare": {PerMinute: 1}}}}}
+			return &opts{ep: trident.Options{RateLimitPolicy: &limits.Policy{Tools: map[string]limits.Rule{"estimate_fare": {PerMinute: 1}}}}}
 		}, bodies: []string{sampleCall, sampleCall}},
 	}
 	rows, err := contracts.Catalogue(tridentcontracts.Set) // the shared rows and Trident's own

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
-	"github.com/tridenttaxis/trident-mcp/server/geo"
+	"github.com/tridenttaxis/trident-mcp/server/trident/geo"
 	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
 	"github.com/tridenttaxis/trident-mcp/server/trident"
 )

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/tridenttaxis/trident-mcp/internal/fakegeo"
-	"github.com/tridenttaxis/trident-mcp/server/geo"
+	"github.com/tridenttaxis/trident-mcp/server/trident/geo"
 	"github.com/tridenttaxis/trident-mcp/server/trident"
 )
 

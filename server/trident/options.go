@@ -6,10 +6,9 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/tridenttaxis/trident-mcp/server/fare"
-	"github.com/tridenttaxis/trident-mcp/server/geo"
+	"github.com/tridenttaxis/trident-mcp/server/trident/fare"
+	"github.com/tridenttaxis/trident-mcp/server/trident/geo"
 	"github.com/tridenttaxis/trident-mcp/server/limits"
-	"github.com/tridenttaxis/trident-mcp/server/ratelimit"
 )
 
 // Defaults for the zero values of [Options].
@@ -49,17 +48,17 @@ type Options struct {
 
 	// RateLimit selects the per-client limiter (RATE_LIMIT): "" or "off"
 	// for none (the specification enforces none), "seed" for its suggested
-	// caps ([ratelimit.SeedPolicy]). Zero: off.
+	// caps ([SeedRateLimit]). Zero: off.
 	RateLimit string
 
 	// RateLimitPolicy overrides the preset that RateLimit names, for tests
 	// and operators with other numbers. Zero: the preset.
-	RateLimitPolicy *ratelimit.Policy
+	RateLimitPolicy *limits.Policy
 
 	// SharedLimiter counts the limiter's rates across every replica
 	// ([limits.Redis] over REDIS_URL), so the caps hold for a client
 	// whichever replica it reaches; it serves a policy that does not name
-	// its own [ratelimit.Policy.Shared]. A decision it cannot make (Redis
+	// its own [limits.Policy.Shared]. A decision it cannot make (Redis
 	// down) lets the call through and is logged. Zero: each replica counts
 	// on its own.
 	SharedLimiter limits.Limiter

@@ -16,13 +16,12 @@ import (
 
 	"github.com/tridenttaxis/trident-mcp/collections"
 	"github.com/tridenttaxis/trident-mcp/contracts"
+	tridentcontracts "github.com/tridenttaxis/trident-mcp/contracts/trident"
 	"github.com/tridenttaxis/trident-mcp/gen/trident/schemabundle"
 	"github.com/tridenttaxis/trident-mcp/gen/trident/ts"
 	"github.com/tridenttaxis/trident-mcp/server"
 	"github.com/tridenttaxis/trident-mcp/server/auth"
-	"github.com/tridenttaxis/trident-mcp/server/ratelimit"
 	"github.com/tridenttaxis/trident-mcp/server/trident"
-	tridentcontracts "github.com/tridenttaxis/trident-mcp/contracts/trident"
 )
 
 func get(t testing.TB, url string) reply {
@@ -283,7 +282,7 @@ func TestHealthAndMetrics(t *testing.T) {
 
 func TestRateLimit(t *testing.T) {
 	now := daytime
-	policy := ratelimit.SeedPolicy()
+	policy := trident.SeedRateLimit()
 	ts := start(t, &opts{ep: trident.Options{RateLimit: "seed", RateLimitPolicy: &policy, Now: func() time.Time { return now }}})
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"start_booking","arguments":{"pickup":"Helensburgh Central Station","dropoff":"Glasgow Airport","vehicleType":"saloon","passengers":9}}}`
 	for i := range 10 {

@@ -14,10 +14,10 @@ import (
 
 	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
 	"github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
-	"github.com/tridenttaxis/trident-mcp/server/fare"
-	"github.com/tridenttaxis/trident-mcp/server/geo"
+	"github.com/tridenttaxis/trident-mcp/server/trident/fare"
+	"github.com/tridenttaxis/trident-mcp/server/trident/geo"
 	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
-	"github.com/tridenttaxis/trident-mcp/server/validate"
+	"github.com/tridenttaxis/trident-mcp/server/trident/validate"
 )
 
 // tools holds what the three tool handlers share. Each handler validates its

@@ -14,7 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/tridenttaxis/trident-mcp/server"
-	"github.com/tridenttaxis/trident-mcp/server/ratelimit"
+	"github.com/tridenttaxis/trident-mcp/server/limits"
 	"github.com/tridenttaxis/trident-mcp/server/trident"
 )
 
@@ -95,7 +95,7 @@ func TestOriginAndHost(t *testing.T) {
 // first is answered.
 func TestConcurrencySlotReleased(t *testing.T) {
 	f := &fakeGeo{block: make(chan struct{}), entered: make(chan struct{}, 4)}
-	policy := ratelimit.Policy{Tools: map[string]ratelimit.Rule{"estimate_fare": {Concurrent: 1}}}
+	policy := limits.Policy{Tools: map[string]limits.Rule{"estimate_fare": {Concurrent: 1}}}
 	ts := start(t, &opts{ep: trident.Options{Geocoder: f, Router: f, RateLimitPolicy: &policy}})
 	const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"estimate_fare","arguments":{"pickup":"Helensburgh","dropoff":"Glasgow Airport"}}}`
 

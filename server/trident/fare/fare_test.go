@@ -10,10 +10,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/tridenttaxis/trident-mcp/server/fare"
+	"github.com/tridenttaxis/trident-mcp/server/trident/fare"
 )
 
-const tariffPath = "../../contracts/trident/tariff/argyll-2024-04.json"
+const tariffPath = "../../../contracts/trident/tariff/argyll-2024-04.json"
 
 // noonInJune is a plain Tariff 1 instant: 11:00 BST on a Wednesday.
 var noonInJune = time.Date(2024, 6, 12, 10, 0, 0, 0, time.UTC)
@@ -32,7 +32,7 @@ func loadTariff(tb testing.TB) *fare.Tariff {
 }
 
 // The seed's ends: Helensburgh Central Station and Glasgow Airport (the
-// coordinates server/geo resolves them to).
+// coordinates server/trident/geo resolves them to).
 var (
 	helensburgh    = fare.Endpoint{Lat: 56.00416, Lon: -4.73253}
 	glasgowAirport = fare.Endpoint{Lat: 55.87190, Lon: -4.43306, Airport: true}

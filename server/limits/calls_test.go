@@ -1,4 +1,4 @@
-package ratelimit_test
+package limits_test
 
 import (
 	"context"
@@ -7,10 +7,20 @@ import (
 	"time"
 
 	"github.com/tridenttaxis/trident-mcp/server/limits"
-	"github.com/tridenttaxis/trident-mcp/server/ratelimit"
 )
 
 var ctx = context.Background()
+
+// seedShaped is a policy with the numbers of Trident's preset (the
+// specification's suggested caps), the shapes a real policy has: a rate
+// with a concurrency cap, a rate per end user, a generous rate.
+func seedShaped() limits.Policy {
+	return limits.Policy{Tools: map[string]limits.Rule{
+		"estimate_fare":    {PerMinute: 30, Concurrent: 2},
+		"start_booking":    {PerMinute: 10, ByEndUser: true},
+		"get_service_info": {PerMinute: 120},
+	}}
+}
 
 type clock struct{ t time.Time }
 
@@ -19,7 +29,7 @@ func (c *clock) advance(d time.Duration) { c.t = c.t.Add(d) }
 
 func TestSeedEstimateFareRate(t *testing.T) {
 	c := &clock{t: time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)}
-	l := ratelimit.New(ratelimit.SeedPolicy(), c.now)
+	l := limits.NewCallLimiter(seedShaped(), c.now)
 	for i := range 30 {
 		release, _, ok := l.Acquire(ctx, "estimate_fare", "a")
 		if !ok {
@@ -45,7 +55,7 @@ func TestSeedEstimateFareRate(t *testing.T) {
 
 func TestSeedEstimateFareConcurrency(t *testing.T) {
 	c := &clock{t: time.Unix(0, 0)}
-	l := ratelimit.New(ratelimit.SeedPolicy(), c.now)
+	l := limits.NewCallLimiter(seedShaped(), c.now)
 	r1, _, ok1 := l.Acquire(ctx, "estimate_fare", "a")
 	r2, _, ok2 := l.Acquire(ctx, "estimate_fare", "a")
 	if !ok1 || !ok2 {
@@ -67,7 +77,7 @@ func TestSeedEstimateFareConcurrency(t *testing.T) {
 
 func TestSeedStartBookingAndUnlimited(t *testing.T) {
 	c := &clock{t: time.Unix(0, 0)}
-	l := ratelimit.New(ratelimit.SeedPolicy(), c.now)
+	l := limits.NewCallLimiter(seedShaped(), c.now)
 	for i := range 10 {
 		if _, _, ok := l.Acquire(ctx, "start_booking", "user:1"); !ok {
 			t.Fatalf("booking %d refused", i+1)
@@ -88,7 +98,7 @@ func TestSeedStartBookingAndUnlimited(t *testing.T) {
 
 func TestEviction(t *testing.T) {
 	c := &clock{t: time.Unix(0, 0)}
-	l := ratelimit.New(ratelimit.SeedPolicy(), c.now)
+	l := limits.NewCallLimiter(seedShaped(), c.now)
 	release, _, _ := l.Acquire(ctx, "estimate_fare", "busy")
 	releaseIdle, _, _ := l.Acquire(ctx, "get_service_info", "idle")
 	releaseIdle()
@@ -104,9 +114,9 @@ func TestEviction(t *testing.T) {
 // one budget, while each holds its own concurrency slots.
 func TestSharedRates(t *testing.T) {
 	c := &clock{t: time.Unix(0, 0)}
-	p := ratelimit.SeedPolicy()
+	p := seedShaped()
 	p.Shared = limits.NewLocal(c.now) // stands in for Redis: one store, two replicas
-	a, b := ratelimit.New(p, c.now), ratelimit.New(p, c.now)
+	a, b := limits.NewCallLimiter(p, c.now), limits.NewCallLimiter(p, c.now)
 	for i := range 10 {
 		l := a
 		if i%2 == 1 {
@@ -116,7 +126,7 @@ func TestSharedRates(t *testing.T) {
 			t.Fatalf("booking %d refused within the shared 10", i+1)
 		}
 	}
-	for name, l := range map[string]*ratelimit.Limiter{"a": a, "b": b} {
+	for name, l := range map[string]*limits.CallLimiter{"a": a, "b": b} {
 		if _, retry, ok := l.Acquire(ctx, "start_booking", "user:1"); ok || retry != 6*time.Second {
 			t.Errorf("replica %s, 11th booking: ok=%v retry=%v, want refused with 6s", name, ok, retry)
 		}
@@ -139,9 +149,9 @@ func (brokenStore) Allow(context.Context, string, limits.Limit) (limits.Decision
 // the call goes through and the error is reported.
 func TestSharedErrorLetsCallsThrough(t *testing.T) {
 	var heard []error
-	p := ratelimit.SeedPolicy()
+	p := seedShaped()
 	p.Shared, p.OnSharedError = brokenStore{}, func(err error) { heard = append(heard, err) }
-	l := ratelimit.New(p, nil)
+	l := limits.NewCallLimiter(p, nil)
 	for range 50 {
 		release, _, ok := l.Acquire(ctx, "start_booking", "user:1")
 		if !ok {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tridenttaxis/trident-mcp/server/fare"
+	"github.com/tridenttaxis/trident-mcp/server/trident/fare"
 )
 
 // FuzzQuote checks that no trip panics and that every accepted trip costs a

@@ -1,16 +1,20 @@
-package metrics
+// Package geometrics reports the Trident endpoint's HTTP geo back ends
+// (Nominatim, OSRM) on /metrics: their own counters, read at scrape time.
+// The endpoint hands the collector to the host through
+// mcphttp.Endpoint.Collectors.
+package geometrics
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/tridenttaxis/trident-mcp/server/geo"
+	"github.com/tridenttaxis/trident-mcp/server/trident/geo"
 )
 
-// GeoBackend is one HTTP geocoding or routing back end whose counters
-// [GeoCollector] reports: Name ("nominatim", "osrm") becomes its backend
+// Backend is one HTTP geocoding or routing back end whose counters
+// [Collector] reports: Name ("nominatim", "osrm") becomes its backend
 // label, Stats is read at each scrape ([geo.Nominatim.Stats],
 // [geo.OSRM.Stats]).
-type GeoBackend struct {
+type Backend struct {
 	Name  string
 	Stats func() geo.Stats
 }
@@ -29,27 +33,27 @@ var (
 	geoBreaker    = prometheus.NewDesc("trident_mcp_geo_breaker_state", "1 for the breaker's current state (closed, half-open, open), 0 for the others; absent when the breaker is off.", []string{"backend", "state"}, nil)
 )
 
-// GeoCollector is a prometheus.Collector reporting the HTTP geo back ends'
+// Collector is a prometheus.Collector reporting the HTTP geo back ends'
 // own counters, read from their Stats at scrape time, so the guard keeps
 // one set of counts and /metrics shows them as they are.
-type GeoCollector struct {
-	backends []GeoBackend
+type Collector struct {
+	backends []Backend
 }
 
-// NewGeoCollector reports backends; register it on the host's registry.
-func NewGeoCollector(backends ...GeoBackend) *GeoCollector {
-	return &GeoCollector{backends: backends}
+// New reports backends; register it on the host's registry.
+func New(backends ...Backend) *Collector {
+	return &Collector{backends: backends}
 }
 
 // Describe implements prometheus.Collector.
-func (c *GeoCollector) Describe(ch chan<- *prometheus.Desc) {
+func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{geoLookups, geoCacheHits, geoRequests, geoRefused, geoTrips, geoRecoveries, geoBreaker} {
 		ch <- d
 	}
 }
 
 // Collect implements prometheus.Collector.
-func (c *GeoCollector) Collect(ch chan<- prometheus.Metric) {
+func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	for _, b := range c.backends {
 		s := b.Stats()
 		for d, v := range map[*prometheus.Desc]uint64{

@@ -1,14 +1,14 @@
-package ratelimit
+package limits
 
 import (
 	"context"
 	"sync"
 	"time"
 
-	"github.com/tridenttaxis/trident-mcp/server/limits"
 )
 
-// Rule caps one tool's calls for one client.
+// Rule caps one tool's calls for one client: the per-client limit the front
+// door applies to an endpoint's tools ([CallLimiter]).
 type Rule struct {
 	// PerMinute is the sustained rate. Zero: no rate cap.
 	PerMinute int
@@ -23,19 +23,21 @@ type Rule struct {
 	ByEndUser bool
 }
 
-// Policy maps tool names to rules. Tools without a rule are not limited.
+// Policy maps tool names to rules. Tools without a rule are not limited. An
+// endpoint names its own (Trident's is the specification's suggested caps)
+// and hands it to the front door in its mcphttp.Endpoint.
 type Policy struct {
 	Tools map[string]Rule
 
 	// Shared counts the rates in a limiter every replica of the server
-	// shares ([limits.Redis], when REDIS_URL is set), so a client's rate
+	// shares ([Redis], when REDIS_URL is set), so a client's rate
 	// cap holds whichever replica it reaches. Concurrency caps stay per
 	// replica: a call in flight is held by the process serving it. Zero:
 	// rates are counted in this process. Shared bounds its own decisions:
-	// the Redis client of [limits.Connect] gives each call REDIS_TIMEOUT,
+	// the Redis client of [Connect] gives each call REDIS_TIMEOUT,
 	// the one place that budget is kept, and a decision not made in time
 	// is an error, which lets the call through.
-	Shared limits.Limiter
+	Shared Limiter
 
 	// OnSharedError hears each time Shared could not decide (Redis
 	// unreachable, too slow). The call is then let through: the limiter
@@ -44,28 +46,18 @@ type Policy struct {
 	OnSharedError func(error)
 }
 
-// SeedPolicy is the specification's "Recommended client behavior" table made into
-// server-side caps: estimate_fare ≤30/min and ≤2 concurrent, start_booking
-// ≤10/min per end user, get_service_info generous (120/min: the specification asks
-// clients to cache it for a day, so this only stops a runaway loop).
-func SeedPolicy() Policy {
-	return Policy{Tools: map[string]Rule{
-		"estimate_fare":    {PerMinute: 30, Concurrent: 2},
-		"start_booking":    {PerMinute: 10, ByEndUser: true},
-		"get_service_info": {PerMinute: 120},
-	}}
-}
-
 // idleEvict is how long an unused concurrency entry is kept. An entry with
 // nothing in flight holds the same state as a new one, so forgetting it
 // changes nothing; the delay only spares the map churn.
 const idleEvict = 5 * time.Minute
 
-// Limiter applies a [Policy]. It is safe for concurrent use.
-type Limiter struct {
+// CallLimiter applies a [Policy] to tool calls: a concurrency cap counted in
+// this process and a rate counted by a [Limiter]. It is safe for concurrent
+// use.
+type CallLimiter struct {
 	policy Policy
 	now    func() time.Time
-	rates  limits.Limiter // Policy.Shared, or an in-process one
+	rates  Limiter // Policy.Shared, or an in-process one
 
 	mu        sync.Mutex
 	entries   map[entryKey]*entry // calls in flight, per tool and client
@@ -79,21 +71,21 @@ type entry struct {
 	lastSeen time.Time
 }
 
-// New returns a limiter for p reading time from now (time.Now if nil); the
-// in-process rate counts read the same clock.
-func New(p Policy, now func() time.Time) *Limiter {
+// NewCallLimiter returns a limiter for p reading time from now (time.Now if
+// nil); the in-process rate counts read the same clock.
+func NewCallLimiter(p Policy, now func() time.Time) *CallLimiter {
 	if now == nil {
 		now = time.Now
 	}
-	l := &Limiter{policy: p, now: now, rates: p.Shared, entries: make(map[entryKey]*entry)}
+	l := &CallLimiter{policy: p, now: now, rates: p.Shared, entries: make(map[entryKey]*entry)}
 	if l.rates == nil {
-		l.rates = limits.NewLocal(now)
+		l.rates = NewLocal(now)
 	}
 	return l
 }
 
 // Rule returns the rule for tool, if the policy has one.
-func (l *Limiter) Rule(tool string) (Rule, bool) {
+func (l *CallLimiter) Rule(tool string) (Rule, bool) {
 	r, ok := l.policy.Tools[tool]
 	return r, ok
 }
@@ -103,7 +95,7 @@ func (l *Limiter) Rule(tool string) (Rule, bool) {
 // must be called when it ends (it is safe to call more than once). When not
 // ok, retryAfter says when a retry may succeed (whole seconds, at least
 // one). ctx bounds the shared limiter's decision.
-func (l *Limiter) Acquire(ctx context.Context, tool, client string) (release func(), retryAfter time.Duration, ok bool) {
+func (l *CallLimiter) Acquire(ctx context.Context, tool, client string) (release func(), retryAfter time.Duration, ok bool) {
 	rule, limited := l.policy.Tools[tool]
 	if !limited {
 		return func() {}, 0, true
@@ -117,7 +109,7 @@ func (l *Limiter) Acquire(ctx context.Context, tool, client string) (release fun
 	var once sync.Once
 	release = func() { once.Do(func() { l.leave(e) }) }
 	if rule.PerMinute > 0 {
-		lim := limits.Limit{Rate: rule.PerMinute, Period: time.Minute, Burst: rule.Burst}
+		lim := Limit{Rate: rule.PerMinute, Period: time.Minute, Burst: rule.Burst}
 		d, err := l.rates.Allow(ctx, tool+":"+client, lim)
 		switch {
 		case err != nil:
@@ -126,14 +118,14 @@ func (l *Limiter) Acquire(ctx context.Context, tool, client string) (release fun
 			}
 		case !d.Allowed:
 			release()
-			return nil, time.Duration(limits.RetryAfterSeconds(d.RetryAfter)) * time.Second, false
+			return nil, time.Duration(RetryAfterSeconds(d.RetryAfter)) * time.Second, false
 		}
 	}
 	return release, 0, true
 }
 
 // enter takes one concurrency slot of rule, if it has a free one.
-func (l *Limiter) enter(tool, client string, rule Rule) (*entry, bool) {
+func (l *CallLimiter) enter(tool, client string, rule Rule) (*entry, bool) {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -152,7 +144,7 @@ func (l *Limiter) enter(tool, client string, rule Rule) (*entry, bool) {
 	return e, true
 }
 
-func (l *Limiter) leave(e *entry) {
+func (l *CallLimiter) leave(e *entry) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	e.inflight--
@@ -160,13 +152,13 @@ func (l *Limiter) leave(e *entry) {
 }
 
 // Len reports how many client entries are held (for tests of eviction).
-func (l *Limiter) Len() int {
+func (l *CallLimiter) Len() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.entries)
 }
 
-func (l *Limiter) sweepLocked(now time.Time) {
+func (l *CallLimiter) sweepLocked(now time.Time) {
 	if now.Sub(l.lastSweep) < time.Minute {
 		return
 	}

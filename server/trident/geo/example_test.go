@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/tridenttaxis/trident-mcp/server/geo"
+	"github.com/tridenttaxis/trident-mcp/server/trident/geo"
 )
 
 // The spec's reference trip, quoted the way the server quotes it.

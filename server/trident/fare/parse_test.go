@@ -10,10 +10,10 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
-	"github.com/tridenttaxis/trident-mcp/server/fare"
+	"github.com/tridenttaxis/trident-mcp/server/trident/fare"
 )
 
-const schemaPath = "../../contracts/trident/tariff/tariff.schema.json"
+const schemaPath = "../../../contracts/trident/tariff/tariff.schema.json"
 
 func compileSchema(t *testing.T) *jsonschema.Schema {
 	t.Helper()

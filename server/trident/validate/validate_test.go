@@ -13,7 +13,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	tridentcontracts "github.com/tridenttaxis/trident-mcp/contracts/trident"
-	"github.com/tridenttaxis/trident-mcp/server/validate"
+	"github.com/tridenttaxis/trident-mcp/server/trident/validate"
 )
 
 func mustCompile(t testing.TB, path string) *validate.Schema {

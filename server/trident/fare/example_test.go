@@ -5,13 +5,13 @@ import (
 	"os"
 	"time"
 
-	"github.com/tridenttaxis/trident-mcp/server/fare"
+	"github.com/tridenttaxis/trident-mcp/server/trident/fare"
 )
 
 // The seed's estimate_fare sample: an executive car from Helensburgh Central
 // Station to Glasgow Airport by day.
 func ExampleTariff_Quote() {
-	data, err := os.ReadFile("../../contracts/trident/tariff/argyll-2024-04.json")
+	data, err := os.ReadFile("../../../contracts/trident/tariff/argyll-2024-04.json")
 	if err != nil {
 		panic(err)
 	}
