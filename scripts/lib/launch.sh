@@ -1,6 +1,8 @@
 # shellcheck shell=bash
 # One way to start the project's processes for a test, a suite or a dev run,
-# sourced by scripts/with-server.sh, scripts/run-oauth.sh,
+# sourced by scripts/with-server.sh (and so server/conformance.sh and
+# scripts/inspector.sh), scripts/run-oauth.sh, scripts/test-collections.sh,
+# e2e/ts/trident-server/run-conformance.sh,
 # conformance/run-local.sh and client/conformance/run.sh, so that building,
 # picking a port, waiting for readiness and stopping are written once. (Go
 # tests start the server through internal/testserver, the same way.)
