@@ -6,13 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
-	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/server/relay/journey"
@@ -25,20 +19,6 @@ import (
 // opened, belongs to another actor or was purged is invalid_context even
 // when its signature verifies. This is what lets a journey survive a restart
 // and continue on another replica that shares RELAY_DATABASE_URL.
-
-// Error makes a refusal an error, so that a helper can return either a
-// refusal or an internal failure and [Server.fail] tells them apart.
-func (r *refusal) Error() string { return string(r.out.Status) + ": " + r.out.Message }
-
-// fail answers err: a refusal as the tool's refusal, anything else as an
-// internal error (-32603, logged by the front door).
-func (s *Server) fail(ctx context.Context, tool string, err error) (*mcp.CallToolResult, error) {
-	var r *refusal
-	if errors.As(err, &r) {
-		return s.refuse(ctx, tool, r)
-	}
-	return nil, err
-}
 
 // call is what a tool call works under: the relay_context it answers with
 // and the journey as the store kept it before the call.
@@ -54,7 +34,7 @@ type call struct {
 // (which checks that act owns it) and, for a search (newIntent), opens a new
 // intent in it. Either way the call gets a new request id and a freshly
 // signed context.
-func (s *Server) callContext(ctx context.Context, act, tool string, given *mcptypes.RelayContext, newIntent bool) (call, error) {
+func (s *endpoint) callContext(ctx context.Context, act, tool string, given *mcptypes.RelayContext, newIntent bool) (call, error) {
 	var c call
 	if given == nil {
 		refs, err := s.store.Begin(ctx, act, tool, nil)
@@ -99,7 +79,7 @@ func (s *Server) callContext(ctx context.Context, act, tool string, given *mcpty
 // save stores f as the journey's context when it differs from what the
 // store holds. Only a call that moves the journey on saves: a proposal
 // does not.
-func (s *Server) save(ctx context.Context, act string, c call, f journey.Fields) error {
+func (s *endpoint) save(ctx context.Context, act string, c call, f journey.Fields) error {
 	b, err := json.Marshal(f)
 	if err != nil {
 		return err
@@ -114,7 +94,7 @@ func (s *Server) save(ctx context.Context, act string, c call, f journey.Fields)
 }
 
 // record retains events under the call's journey, intent and request.
-func (s *Server) record(ctx context.Context, act string, c call, events ...store.Event) error {
+func (s *endpoint) record(ctx context.Context, act string, c call, events ...store.Event) error {
 	for _, e := range events {
 		e.JourneyID, e.IntentID, e.RequestID = c.rc.JourneyID, c.rc.IntentID, c.rc.RequestID
 		if _, err := s.store.RecordEvent(ctx, act, e); err != nil {
@@ -171,73 +151,6 @@ func continuation(f journey.Fields) (mcptypes.ContinuationContext, error) {
 	return out, json.Unmarshal(b, &out)
 }
 
-// temporaryStore is the store of a Server given none: SQLite in a fresh
-// temporary directory, removed at Close. Journeys do not survive the
-// process, as with [RandomKeys].
-func temporaryStore(o store.Options) (store.Store, func(), error) {
-	dir, err := os.MkdirTemp("", "relay-store-")
-	if err != nil {
-		return nil, nil, fmt.Errorf("relay: a temporary store: %w", err)
-	}
-	st, err := store.Open(context.Background(), "sqlite:"+filepath.Join(dir, "relay.db"), &o)
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, nil, err
-	}
-	return st, func() { os.RemoveAll(dir) }, nil
-}
-
-// openStore takes o.Store (or makes a temporary one) and starts the purger
-// when o.Retention is set.
-func (s *Server) openStore(o Options) error {
-	s.store = o.Store
-	release := func() {}
-	if s.store == nil {
-		s.log.Warn("relay: no store configured: journeys are kept in a temporary SQLite file for this process only")
-		st, remove, err := temporaryStore(store.Options{NewID: s.newID})
-		if err != nil {
-			return err
-		}
-		s.store = st
-		release = func() {
-			if err := st.Close(); err != nil {
-				s.log.Warn("relay: closing the temporary store", "error", err.Error())
-			}
-			remove()
-		}
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if o.Retention > 0 {
-			p := &store.Purger{Store: s.store, Retention: o.Retention, Log: s.log}
-			_ = p.Run(ctx) // returns when ctx ends
-		}
-	}()
-	s.stop = sync.OnceFunc(func() {
-		cancel()
-		<-done
-		release()
-	})
-	return nil
-}
-
-// Close stops the purger and closes the temporary store, if the Server made
-// one; a store given in [Options.Store] stays open for its owner (several
-// Servers may share it). The host calls Close through the Endpoint's Close
-// hook; calling it again does nothing.
-func (s *Server) Close() error {
-	s.stop()
-	var err error
-	s.closeLimitsOnce.Do(func() {
-		if s.closeLimits != nil {
-			err = s.closeLimits()
-		}
-	})
-	return err
-}
-
 // selections are the selection events of options a caller chose to compare
 // or resolve: provider, option, request scope and the price shown.
 func selections(opts ...mcptypes.RideOption) []store.Event {
@@ -258,29 +171,4 @@ func handoffEvents(h mcptypes.RideBookingHandoff) []store.Event {
 		e.OptionID = *h.OptionID
 	}
 	return []store.Event{e, {Kind: store.EventOutcome, Provider: h.Provider, OptionID: e.OptionID, Status: "unknown"}}
-}
-
-// storeFromEnv opens RELAY_DATABASE_URL (default [store.DefaultURL], a
-// SQLite file in the working directory; postgres://… for several replicas)
-// and reads RELAY_RETENTION (default [store.DefaultRetention]).
-func storeFromEnv(lookup func(string) (string, bool)) (store.Store, time.Duration, error) {
-	retention := store.DefaultRetention
-	if v, ok := lookup("RELAY_RETENTION"); ok && v != "" {
-		d, err := store.ParseRetention(v)
-		if err != nil {
-			return nil, 0, err
-		}
-		retention = d
-	}
-	url, ok := lookup("RELAY_DATABASE_URL")
-	if !ok || url == "" {
-		url = store.DefaultURL
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	st, err := store.Open(ctx, url, &store.Options{NewID: randomID})
-	if err != nil {
-		return nil, 0, fmt.Errorf("relay: RELAY_DATABASE_URL: %w", err)
-	}
-	return st, retention, nil
 }

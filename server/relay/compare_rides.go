@@ -8,13 +8,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/server/relay/signing"
 )
 
 // verifyOptions checks every option against the call's context. An option
 // only verifies under the session and journey it was issued in, so a call
 // without a context can verify none.
-func (s *Server) verifyOptions(act string, rc mcptypes.RelayContext, given bool, opts ...mcptypes.RideOption) *refusal {
-	b := Binding{Actor: act, SessionID: rc.SessionID, JourneyID: rc.JourneyID}
+func (s *endpoint) verifyOptions(act string, rc mcptypes.RelayContext, given bool, opts ...mcptypes.RideOption) *refusal {
+	b := signing.Binding{Actor: act, SessionID: rc.SessionID, JourneyID: rc.JourneyID}
 	for i, o := range opts {
 		if !given {
 			return invalidOption(fmt.Errorf("option %d: no context given, so its session and journey cannot match", i))
@@ -42,7 +43,7 @@ func boolKey(b *bool) string {
 	return fmt.Sprint(*b)
 }
 
-func (s *Server) compareRides(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func (s *endpoint) compareRides(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	const tool = mcptypes.ToolCompareRides
 	var in mcptypes.CompareRidesInput
 	if r := s.inputs.decode(tool, req.Params.Arguments, &in); r != nil {

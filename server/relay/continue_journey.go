@@ -18,7 +18,7 @@ import (
 // missing fields, or the connector's own status. Only ready moves the
 // journey on (its merged context is saved); every other answer changes
 // nothing, and nothing is ever installed.
-func (s *Server) continueJourney(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func (s *endpoint) continueJourney(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	const tool = mcptypes.ToolContinueJourney
 	var in mcptypes.ContinueJourneyInput
 	if r := s.inputs.decode(tool, req.Params.Arguments, &in); r != nil {

@@ -7,6 +7,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/server/relay/registry"
+	"github.com/tridenttaxis/trident-mcp/server/relay/sources"
 )
 
 // The assistant-owned instructions every handoff carries. They are Relay's
@@ -17,7 +19,7 @@ var handoffInstructions = []string{
 	"Nothing has been booked or dispatched: the provider confirms the ride, and without its confirmation the outcome is unknown.",
 }
 
-func (s *Server) getRideBookingHandoff(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func (s *endpoint) getRideBookingHandoff(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	const tool = mcptypes.ToolGetRideBookingHandoff
 	var in mcptypes.GetRideBookingHandoffInput
 	if r := s.inputs.decode(tool, req.Params.Arguments, &in); r != nil {
@@ -33,7 +35,7 @@ func (s *Server) getRideBookingHandoff(ctx context.Context, req *mcp.CallToolReq
 	}
 	rc := c.rc
 	var (
-		p   Provider
+		p   registry.Provider
 		out mcptypes.RideBookingHandoff
 	)
 	if in.Option != nil {
@@ -82,7 +84,7 @@ func (s *Server) getRideBookingHandoff(ctx context.Context, req *mcp.CallToolReq
 
 // advisories are the provider's sourced restrictions; an unknown policy
 // adds none.
-func advisories(p Provider) []mcptypes.Advisory {
+func advisories(p registry.Provider) []mcptypes.Advisory {
 	if p.AgentPolicy.Policy == "unknown" {
 		return []mcptypes.Advisory{}
 	}
@@ -92,7 +94,7 @@ func advisories(p Provider) []mcptypes.Advisory {
 // entryHandoff is a provider path without an issued option: the coordinate
 // link when the provider publishes one and both ends are given, else the
 // entry page, else integration_required with no URL.
-func entryHandoff(p Provider, pickup, dropoff *mcptypes.Coordinates) mcptypes.RideBookingHandoff {
+func entryHandoff(p registry.Provider, pickup, dropoff *mcptypes.Coordinates) mcptypes.RideBookingHandoff {
 	var out mcptypes.RideBookingHandoff
 	h, ok := p.Handoff(pickup, dropoff)
 	if !ok {
@@ -112,10 +114,10 @@ func entryHandoff(p Provider, pickup, dropoff *mcptypes.Coordinates) mcptypes.Ri
 // optionHandoff is the path for an issued option: the provider's own
 // prefilled booking link where it makes one for the option's product
 // (Trident's start_booking), else the provider path for the option's route.
-func (s *Server) optionHandoff(ctx context.Context, p Provider, o mcptypes.RideOption) mcptypes.RideBookingHandoff {
+func (s *endpoint) optionHandoff(ctx context.Context, p registry.Provider, o mcptypes.RideOption) mcptypes.RideBookingHandoff {
 	trip := s.tripOf(p, o)
-	booker, _ := s.sources[p.ID].(Booker)
-	var product *ProductEntry
+	booker, _ := s.sources[p.ID].(sources.Booker)
+	var product *registry.ProductEntry
 	for i := range p.Products {
 		if p.Products[i].ID == o.Product.ID && p.Products[i].BookingVehicleType != nil {
 			product = &p.Products[i]
@@ -124,7 +126,7 @@ func (s *Server) optionHandoff(ctx context.Context, p Provider, o mcptypes.RideO
 	if booker != nil && product != nil {
 		cctx, cancel := context.WithTimeout(ctx, s.timeout)
 		defer cancel()
-		link, err := booker.BookingLink(cctx, trip, *product, func(Attempt) {})
+		link, err := booker.BookingLink(cctx, trip, *product, func(sources.Attempt) {})
 		if err == nil {
 			return mcptypes.RideBookingHandoff{
 				URL: &link, DestinationKind: mcptypes.RideBookingHandoffDestinationKindWeb,

@@ -5,10 +5,15 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"strconv"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/server/relay/registry"
+	"github.com/tridenttaxis/trident-mcp/server/relay/signing"
+	"github.com/tridenttaxis/trident-mcp/server/relay/sources"
 )
 
 // errExpired is an option past its expires_at.
@@ -17,11 +22,11 @@ var errExpired = errors.New("relay: option expired")
 // requestScope is the digest of what an option answers (route and party
 // size), so that compare_rides never ranks prices for different trips
 // against each other.
-func requestScope(t Trip) string {
+func requestScope(t sources.Trip) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s,%s;%s,%s;%d",
-		coordinateText(t.Pickup.Latitude), coordinateText(t.Pickup.Longitude),
-		coordinateText(t.Dropoff.Latitude), coordinateText(t.Dropoff.Longitude), t.PartySize)
+		registry.FormatCoordinate(t.Pickup.Latitude), registry.FormatCoordinate(t.Pickup.Longitude),
+		registry.FormatCoordinate(t.Dropoff.Latitude), registry.FormatCoordinate(t.Dropoff.Longitude), t.PartySize)
 	return "rs_" + hex.EncodeToString(h.Sum(nil)[:12])
 }
 
@@ -31,7 +36,7 @@ func timestamp(t time.Time) string { return t.UTC().Truncate(time.Second).Format
 
 // issue turns a source's quote into a signed option bound to b. It expires
 // at the option TTL or the provider's deadline, whichever is first.
-func (s *Server) issue(b Binding, p Provider, trip Trip, q Quote) (mcptypes.RideOption, error) {
+func (s *endpoint) issue(b signing.Binding, p registry.Provider, trip sources.Trip, q sources.Quote) (mcptypes.RideOption, error) {
 	now := s.now().UTC().Truncate(time.Second)
 	exp := now.Add(s.ttl)
 	if !q.Deadline.IsZero() && q.Deadline.Before(exp) {
@@ -75,7 +80,7 @@ func (s *Server) issue(b Binding, p Provider, trip Trip, q Quote) (mcptypes.Ride
 
 // verifyOption checks that o is unchanged since Relay issued it for b and
 // has not expired.
-func (s *Server) verifyOption(b Binding, o mcptypes.RideOption) error {
+func (s *endpoint) verifyOption(b signing.Binding, o mcptypes.RideOption) error {
 	if err := s.keys.VerifyOption(b, o); err != nil {
 		return err
 	}
@@ -90,8 +95,8 @@ func (s *Server) verifyOption(b Binding, o mcptypes.RideOption) error {
 }
 
 // tripOf is the trip an option answers, as signed into it.
-func (s *Server) tripOf(p Provider, o mcptypes.RideOption) Trip {
-	t := Trip{Pickup: o.Request.Pickup, Dropoff: o.Request.Dropoff}
+func (s *endpoint) tripOf(p registry.Provider, o mcptypes.RideOption) sources.Trip {
+	t := sources.Trip{Pickup: o.Request.Pickup, Dropoff: o.Request.Dropoff}
 	if o.Request.PartySize != nil {
 		t.PartySize = int(*o.Request.PartySize)
 	}
@@ -101,8 +106,8 @@ func (s *Server) tripOf(p Provider, o mcptypes.RideOption) Trip {
 
 // productsFor lists the registry's products of p that seat party (all
 // when party is 0).
-func productsFor(p Provider, party int) []ProductEntry {
-	var out []ProductEntry
+func productsFor(p registry.Provider, party int) []registry.ProductEntry {
+	var out []registry.ProductEntry
 	for _, pr := range p.Products {
 		if party == 0 || pr.Capacity >= party {
 			out = append(out, pr)
@@ -111,4 +116,44 @@ func productsFor(p Provider, party int) []ProductEntry {
 	return out
 }
 
-func itoa(n int) string { return strconv.Itoa(n) }
+// untrusted cleans provider text (titles, descriptions) for the
+// provider_text field: invalid UTF-8, control and format characters
+// (including bidirectional overrides and zero-width joiners, which can hide
+// text from a reader) are removed, whitespace runs collapse to one space,
+// and the result is cut to max runes. It is carried as data in its own
+// field and never interpolated into text meant as instructions.
+func untrusted(s string, max int) *string {
+	var b strings.Builder
+	space := false
+	n := 0
+	for _, r := range strings.ToValidUTF8(s, "") {
+		if r == utf8.RuneError {
+			continue
+		}
+		if unicode.IsSpace(r) {
+			space = b.Len() > 0
+			continue
+		}
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			continue
+		}
+		if n >= max {
+			break
+		}
+		if space {
+			b.WriteByte(' ')
+			n++
+			space = false
+			if n >= max {
+				break
+			}
+		}
+		b.WriteRune(r)
+		n++
+	}
+	if b.Len() == 0 {
+		return nil
+	}
+	out := b.String()
+	return &out
+}

@@ -3,14 +3,18 @@ package relay
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/server/relay/registry"
+	"github.com/tridenttaxis/trident-mcp/server/relay/signing"
+	"github.com/tridenttaxis/trident-mcp/server/relay/sources"
 )
 
-func (s *Server) resolveRide(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func (s *endpoint) resolveRide(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	const tool = mcptypes.ToolResolveRide
 	var in mcptypes.ResolveRideInput
 	if r := s.inputs.decode(tool, req.Params.Arguments, &in); r != nil {
@@ -45,11 +49,11 @@ func (s *Server) resolveRide(ctx context.Context, req *mcp.CallToolRequest) (*mc
 			Message: message(errcodes.RelayApiAuthorizationRequired, "provider", p.ID),
 		}})
 	}
-	if wait := s.cooldowns.remaining(ctx, p.ID); wait > 0 {
+	if wait := s.coolingDown(ctx, p.ID); wait > 0 {
 		n := ceilSeconds(wait)
 		return s.refuse(ctx, tool, &refusal{out: mcptypes.Refusal{
 			Status: mcptypes.RefusalStatusRateLimited, Provider: &p.ID, RetryAfterSeconds: &n,
-			Message: message(errcodes.RelayRateLimited, "provider", p.ID, "retry_after_seconds", itoa(int(n))),
+			Message: message(errcodes.RelayRateLimited, "provider", p.ID, "retry_after_seconds", strconv.FormatInt(n, 10)),
 		}})
 	}
 
@@ -57,7 +61,7 @@ func (s *Server) resolveRide(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	trip.ProductID = in.Option.Product.ID
 	// Ask for the selected product only, where the registry lists products.
 	if len(trip.Products) > 0 {
-		var only []ProductEntry
+		var only []registry.ProductEntry
 		for _, pr := range trip.Products {
 			if pr.ID == in.Option.Product.ID {
 				only = append(only, pr)
@@ -73,7 +77,7 @@ func (s *Server) resolveRide(ctx context.Context, req *mcp.CallToolRequest) (*mc
 		if q.Product.ID != in.Option.Product.ID {
 			continue
 		}
-		o, err := s.issue(Binding{Actor: act, SessionID: rc.SessionID, JourneyID: rc.JourneyID}, p, trip, q)
+		o, err := s.issue(signing.Binding{Actor: act, SessionID: rc.SessionID, JourneyID: rc.JourneyID}, p, trip, q)
 		if err != nil {
 			return nil, fmt.Errorf("relay: signing an option: %w", err)
 		}
@@ -84,7 +88,7 @@ func (s *Server) resolveRide(ctx context.Context, req *mcp.CallToolRequest) (*mc
 		// A failed refresh returns no price: the old one is not confirmed.
 		e := a.err
 		if e == nil {
-			e = &SourceError{Code: mcptypes.ProviderErrorCodeRefused, Message: "the provider no longer offers this product for the trip"}
+			e = &sources.Error{Code: mcptypes.ProviderErrorCodeRefused, Message: "the provider no longer offers this product for the trip"}
 		}
 		out.Errors = append(out.Errors, providerError(p.ID, e))
 	}

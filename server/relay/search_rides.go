@@ -11,6 +11,9 @@ import (
 
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/server/relay/journey"
+	"github.com/tridenttaxis/trident-mcp/server/relay/registry"
+	"github.com/tridenttaxis/trident-mcp/server/relay/signing"
+	"github.com/tridenttaxis/trident-mcp/server/relay/sources"
 	"github.com/tridenttaxis/trident-mcp/server/relay/store"
 )
 
@@ -70,9 +73,9 @@ func (r searchRequest) wants(id string) bool {
 }
 
 // missing lists the required inputs of p the request lacks. Both ends are
-// always required of an API source (a [Trip] has both), whatever the
+// always required of an API source (a [sources.Trip] has both), whatever the
 // registry lists.
-func (r searchRequest) missing(p Provider) []string {
+func (r searchRequest) missing(p registry.Provider) []string {
 	out := []string{}
 	for _, f := range append([]string{"pickup", "dropoff"}, p.API.RequiredInputs...) {
 		if slices.Contains(out, f) {
@@ -87,8 +90,8 @@ func (r searchRequest) missing(p Provider) []string {
 
 // selected is an eligible source picked for this search.
 type selected struct {
-	p     Provider
-	src   Source
+	p     registry.Provider
+	src   sources.Source
 	index int // in the providers[] answer
 }
 
@@ -96,7 +99,7 @@ type selected struct {
 // eligible API sources, in the caller's provider order or else registry
 // order. Eligibility, in order: requested; credentials (or authorization)
 // configured; required inputs present; trip in coverage; not cooling down.
-func (s *Server) plan(ctx context.Context, r searchRequest) ([]mcptypes.ProviderStatus, []selected) {
+func (s *endpoint) plan(ctx context.Context, r searchRequest) ([]mcptypes.ProviderStatus, []selected) {
 	statuses := make([]mcptypes.ProviderStatus, len(s.registry.Providers))
 	eligible := map[string]int{}
 	for i, p := range s.registry.Providers {
@@ -124,7 +127,7 @@ func (s *Server) plan(ctx context.Context, r searchRequest) ([]mcptypes.Provider
 		case !p.Covers(r.pickup, r.dropoff):
 			set(mcptypes.ProviderStatusStatusNotEligible, "the trip is outside this source's coverage: "+coverageText(p))
 		default:
-			if wait := s.cooldowns.remaining(ctx, p.ID); wait > 0 {
+			if wait := s.coolingDown(ctx, p.ID); wait > 0 {
 				n := ceilSeconds(wait)
 				set(mcptypes.ProviderStatusStatusRateLimited, fmt.Sprintf("cooling down after a rate limit; retry after %d seconds", n))
 				st.RetryAfterSeconds = &n
@@ -156,7 +159,7 @@ func (s *Server) plan(ctx context.Context, r searchRequest) ([]mcptypes.Provider
 	return statuses, picked
 }
 
-func coverageText(p Provider) string {
+func coverageText(p registry.Provider) string {
 	if p.Coverage.Description != "" {
 		return p.Coverage.Description
 	}
@@ -174,13 +177,13 @@ func ceilSeconds(d time.Duration) int64 { return int64((d + time.Second - 1) / t
 
 // answer is what one source returned.
 type answer struct {
-	quotes []Quote
-	err    *SourceError
+	quotes []sources.Quote
+	err    *sources.Error
 }
 
 // query asks the picked sources concurrently, each under the per-call
 // timeout, and lists every attempt in source order.
-func (s *Server) query(ctx context.Context, picked []selected, trip Trip) ([]answer, []mcptypes.ProviderCall) {
+func (s *endpoint) query(ctx context.Context, picked []selected, trip sources.Trip) ([]answer, []mcptypes.ProviderCall) {
 	answers := make([]answer, len(picked))
 	perSource := make([][]mcptypes.ProviderCall, len(picked))
 	var wg sync.WaitGroup
@@ -189,7 +192,7 @@ func (s *Server) query(ctx context.Context, picked []selected, trip Trip) ([]ans
 		go func() {
 			defer wg.Done()
 			var mu sync.Mutex
-			rec := func(a Attempt) {
+			rec := func(a sources.Attempt) {
 				mu.Lock()
 				defer mu.Unlock()
 				perSource[i] = append(perSource[i], providerCall(sel.p.ID, a))
@@ -211,17 +214,17 @@ func (s *Server) query(ctx context.Context, picked []selected, trip Trip) ([]ans
 
 // ask runs one source under the per-call timeout; a 429 puts the provider
 // in cool-down for its Retry-After, on every replica when they share Redis.
-func (s *Server) ask(ctx context.Context, sel selected, t Trip, rec Recorder) answer {
+func (s *endpoint) ask(ctx context.Context, sel selected, t sources.Trip, rec sources.Recorder) answer {
 	cctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	quotes, err := sel.src.Quote(cctx, t, rec)
 	a := answer{quotes: quotes}
 	if err != nil {
-		a.err = asSourceError(err)
+		a.err = sources.AsError(err)
 		s.log.WarnContext(ctx, "relay: source failed", "provider", sel.p.ID, "code", string(a.err.Code), "error", a.err.Error())
 		if a.err.Code == mcptypes.ProviderErrorCodeRateLimited {
 			// Held even when the caller has gone: the provider still said 429.
-			s.cooldowns.hold(context.WithoutCancel(ctx), sel.p.ID, cooldownOf(a.err))
+			s.coolDown(context.WithoutCancel(ctx), sel.p.ID, cooldownOf(a.err))
 		}
 	}
 	return a
@@ -229,14 +232,14 @@ func (s *Server) ask(ctx context.Context, sel selected, t Trip, rec Recorder) an
 
 // cooldownOf is how long a rate-limited provider is left alone: its
 // Retry-After, or defaultCooldown when it gave none.
-func cooldownOf(e *SourceError) time.Duration {
+func cooldownOf(e *sources.Error) time.Duration {
 	if e.RetryAfter > 0 {
 		return e.RetryAfter
 	}
 	return defaultCooldown
 }
 
-func providerCall(provider string, a Attempt) mcptypes.ProviderCall {
+func providerCall(provider string, a sources.Attempt) mcptypes.ProviderCall {
 	c := mcptypes.ProviderCall{Provider: provider, Operation: a.Operation, Outcome: a.Outcome, DurationMs: a.Duration.Milliseconds(), Options: int64(a.Options)}
 	if a.HTTPStatus != 0 {
 		st := int64(a.HTTPStatus)
@@ -245,7 +248,7 @@ func providerCall(provider string, a Attempt) mcptypes.ProviderCall {
 	return c
 }
 
-func providerError(provider string, e *SourceError) mcptypes.ProviderError {
+func providerError(provider string, e *sources.Error) mcptypes.ProviderError {
 	pe := mcptypes.ProviderError{Provider: provider, Code: e.Code, Message: e.Message, Retryable: e.Retryable()}
 	if e.RetryAfter > 0 {
 		n := ceilSeconds(e.RetryAfter)
@@ -254,7 +257,7 @@ func providerError(provider string, e *SourceError) mcptypes.ProviderError {
 	return pe
 }
 
-func (s *Server) searchRides(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func (s *endpoint) searchRides(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	const tool = mcptypes.ToolSearchRides
 	var in mcptypes.SearchRidesInput
 	if r := s.inputs.decode(tool, req.Params.Arguments, &in); r != nil {
@@ -302,10 +305,10 @@ func (s *Server) searchRides(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	}
 	failed := false
 	if len(picked) > 0 {
-		trip := Trip{Pickup: *sr.pickup, Dropoff: *sr.dropoff, PartySize: sr.party, Currency: sr.currency}
+		trip := sources.Trip{Pickup: *sr.pickup, Dropoff: *sr.dropoff, PartySize: sr.party, Currency: sr.currency}
 		answers, calls := s.query(ctx, picked, trip)
 		out.ProviderCalls = calls
-		b := Binding{Actor: act, SessionID: rc.SessionID, JourneyID: rc.JourneyID}
+		b := signing.Binding{Actor: act, SessionID: rc.SessionID, JourneyID: rc.JourneyID}
 		perSource := make([][]mcptypes.RideOption, len(picked))
 		for i, a := range answers {
 			sel := picked[i]
@@ -386,7 +389,7 @@ func roundRobin(per [][]mcptypes.RideOption, limit int) []mcptypes.RideOption {
 // of API results: one per requested provider that has a link or an entry
 // page, in registry order. A provider with declared coverage is left out
 // when the trip's coordinates are known and outside it.
-func (s *Server) handoffs(r searchRequest) []mcptypes.BrowserHandoff {
+func (s *endpoint) handoffs(r searchRequest) []mcptypes.BrowserHandoff {
 	out := []mcptypes.BrowserHandoff{}
 	for _, p := range s.registry.Providers {
 		if !r.wants(p.ID) {

@@ -1,4 +1,4 @@
-package relay
+package registry
 
 import (
 	"bytes"
@@ -13,9 +13,9 @@ import (
 	"github.com/tridenttaxis/trident-mcp/server/trident/geo"
 )
 
-// ProvidersFile is the shipped provider registry in Relay's contract
-// folder, used when RELAY_PROVIDERS_FILE is not set.
-const ProvidersFile = "contracts/relay/providers.json"
+// Shipped names the provider registry shipped in Relay's contract folder
+// (embedded in the binary), the one [Load] reads given no path.
+const Shipped = "contracts/relay/providers.json"
 
 // Registry is the provider registry (providers.json): every provider Relay
 // knows, in registry order, the order sources are tried in when a search
@@ -90,11 +90,11 @@ type AgentPolicy struct {
 	Advisories []mcptypes.Advisory `json:"advisories"`
 }
 
-// LoadRegistry reads the registry from path, or the shipped one when path
-// is "". It checks what the code relies on (unique ids, an api block on
+// Load reads the registry from path (the operator's RELAY_PROVIDERS_FILE),
+// or the shipped one when path is "". It checks what the code relies on (unique ids, an api block on
 // every api provider, templates with all four placeholders) so that a bad
 // operator file stops the server at start-up.
-func LoadRegistry(path string) (*Registry, error) {
+func Load(path string) (*Registry, error) {
 	var (
 		b   []byte
 		err error
@@ -140,7 +140,7 @@ func LoadRegistry(path string) (*Registry, error) {
 
 func orShipped(path string) string {
 	if path == "" {
-		return ProvidersFile
+		return Shipped
 	}
 	return path
 }
@@ -201,10 +201,11 @@ func (p Provider) Covers(pickup, dropoff *mcptypes.Coordinates) bool {
 	return false
 }
 
-// coordinateText writes a coordinate as its shortest decimal, the same
+// FormatCoordinate writes a coordinate as its shortest decimal, the same
 // digits the caller sent (encoding/json parsed them to the nearest float64,
-// and the shortest representation of that float is the decimal it came from).
-func coordinateText(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+// and the shortest representation of that float is the decimal it came
+// from): in links, in Trident's place text, in a request scope's digest.
+func FormatCoordinate(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // Handoff is the provider's browser path for a trip: the coordinate link
 // when the provider publishes a format and both ends are known, else its
@@ -214,8 +215,8 @@ func (p Provider) Handoff(pickup, dropoff *mcptypes.Coordinates) (h mcptypes.Bro
 	switch {
 	case p.Link != nil && pickup != nil && dropoff != nil:
 		h.URL = strings.NewReplacer(
-			"{pickup_lat}", coordinateText(pickup.Latitude), "{pickup_lng}", coordinateText(pickup.Longitude),
-			"{dropoff_lat}", coordinateText(dropoff.Latitude), "{dropoff_lng}", coordinateText(dropoff.Longitude),
+			"{pickup_lat}", FormatCoordinate(pickup.Latitude), "{pickup_lng}", FormatCoordinate(pickup.Longitude),
+			"{dropoff_lat}", FormatCoordinate(dropoff.Latitude), "{dropoff_lng}", FormatCoordinate(dropoff.Longitude),
 		).Replace(p.Link.Template)
 		h.DestinationKind = mcptypes.BrowserHandoffDestinationKind(p.Link.DestinationKind)
 		h.ParametersApplied = true

@@ -1,4 +1,4 @@
-package relay_test
+package registry_test
 
 import (
 	"os"
@@ -6,11 +6,19 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tridenttaxis/trident-mcp/server/relay"
+	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/server/relay/registry"
+)
+
+var (
+	helensburgh = mcptypes.Coordinates{Latitude: 56.00416, Longitude: -4.73253} // Helensburgh Central Station
+	glasgowAir  = mcptypes.Coordinates{Latitude: 55.8719, Longitude: -4.43306}  // Glasgow Airport
+	jfk         = mcptypes.Coordinates{Latitude: 40.6413, Longitude: -73.7781}
+	timesSquare = mcptypes.Coordinates{Latitude: 40.758, Longitude: -73.9855}
 )
 
 func TestShippedRegistry(t *testing.T) {
-	r, err := relay.LoadRegistry("")
+	r, err := registry.Load("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,11 +47,11 @@ func TestRegistryFileIsChecked(t *testing.T) {
 		if err := os.WriteFile(p, []byte(doc), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := relay.LoadRegistry(p); err == nil {
+		if _, err := registry.Load(p); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
-	if _, err := relay.LoadRegistry(filepath.Join(t.TempDir(), "missing.json")); err == nil || !strings.Contains(err.Error(), "RELAY_PROVIDERS_FILE") {
+	if _, err := registry.Load(filepath.Join(t.TempDir(), "missing.json")); err == nil || !strings.Contains(err.Error(), "RELAY_PROVIDERS_FILE") {
 		t.Errorf("missing file: %v", err)
 	}
 }

@@ -74,7 +74,7 @@ func decodeKey(s string) ([]byte, error) {
 func RandomKeys() *Keys {
 	key := make([]byte, 32)
 	if _, err := rand.Read(key); err != nil {
-		panic("relay: crypto/rand: " + err.Error()) // never fails on supported platforms
+		panic("signing: crypto/rand: " + err.Error()) // never fails on supported platforms
 	}
 	kid := "ephemeral-" + base64.RawURLEncoding.EncodeToString(key[:4])
 	return &Keys{kids: []string{kid}, keys: map[string][]byte{kid: key}}

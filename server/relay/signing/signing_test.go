@@ -1,4 +1,4 @@
-package relay_test
+package signing_test
 
 import (
 	"encoding/json"
@@ -6,11 +6,31 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
-	"github.com/tridenttaxis/trident-mcp/server/relay"
+	"github.com/tridenttaxis/trident-mcp/server/relay/signing"
 )
+
+// Helensburgh Central Station and Glasgow Airport: a trip of Trident's.
+var (
+	helensburgh = mcptypes.Coordinates{Latitude: 56.00416, Longitude: -4.73253}
+	glasgowAir  = mcptypes.Coordinates{Latitude: 55.8719, Longitude: -4.43306}
+)
+
+func mustKeys(tb testing.TB, s string) *signing.Keys {
+	tb.Helper()
+	k, err := signing.ParseKeys(s)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return k
+}
+
+func jsonEqual(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
 
 func sampleOption() mcptypes.RideOption {
 	cap4, max, dur, dist, eta, party := int64(4), int64(6900), int64(1980), int64(35406), int64(300), int64(2)
@@ -72,9 +92,9 @@ func flip(s string) string {
 	return s[:len(s)-1] + "A"
 }
 
-var binding = relay.Binding{Actor: "anonymous", SessionID: "ses_1", JourneyID: "jny_1"}
+var binding = signing.Binding{Actor: "anonymous", SessionID: "ses_1", JourneyID: "jny_1"}
 
-func signed(tb testing.TB, k *relay.Keys) mcptypes.RideOption {
+func signed(tb testing.TB, k *signing.Keys) mcptypes.RideOption {
 	tb.Helper()
 	o := sampleOption()
 	if err := k.SignOption(binding, &o); err != nil {
@@ -101,7 +121,7 @@ func TestSignatureFailsOnEveryOneFieldChange(t *testing.T) {
 			}
 		})
 	}
-	for name, b := range map[string]relay.Binding{
+	for name, b := range map[string]signing.Binding{
 		"another actor":   {Actor: "oauth:user|client", SessionID: "ses_1", JourneyID: "jny_1"},
 		"another session": {Actor: "anonymous", SessionID: "ses_2", JourneyID: "jny_1"},
 		"another journey": {Actor: "anonymous", SessionID: "ses_1", JourneyID: "jny_2"},
@@ -167,11 +187,11 @@ func TestKeyRotation(t *testing.T) {
 
 func TestParseKeys(t *testing.T) {
 	for _, bad := range []string{"", "nokid", ":" + strings.Repeat("A", 43), "k:!!!", "k:QUJD", "k:" + strings.Repeat("A", 43) + ",k:" + strings.Repeat("B", 43)} {
-		if _, err := relay.ParseKeys(bad); err == nil {
+		if _, err := signing.ParseKeys(bad); err == nil {
 			t.Errorf("ParseKeys(%q) accepted", bad)
 		}
 	}
-	k, err := relay.ParseKeys(" a:" + strings.Repeat("-", 43) + " , b:" + strings.Repeat("+", 43) + "=")
+	k, err := signing.ParseKeys(" a:" + strings.Repeat("-", 43) + " , b:" + strings.Repeat("+", 43) + "=")
 	if err != nil {
 		t.Fatalf("url-safe and standard base64: %v", err)
 	}
@@ -180,26 +200,43 @@ func TestParseKeys(t *testing.T) {
 	}
 }
 
-func TestOptionTTLAboveFiveMinutesIsRefused(t *testing.T) {
-	for _, ttl := range []string{"5m1s", "1h", "-1s"} {
-		d, _ := time.ParseDuration(ttl)
-		if _, err := relay.New(&relay.Options{OptionTTL: d, Logger: discard}); err == nil || !strings.Contains(err.Error(), "RELAY_OPTION_TTL") {
-			t.Errorf("TTL %s: err = %v", ttl, err)
-		}
-	}
-	if _, err := relay.New(&relay.Options{OptionTTL: 5 * 60e9, Logger: discard}); err != nil {
-		t.Errorf("5m: %v", err)
-	}
-}
-
 func ExampleKeys_SignOption() {
-	k, _ := relay.ParseKeys("2026-01:" + strings.Repeat("A", 43))
+	k, _ := signing.ParseKeys("2026-01:" + strings.Repeat("A", 43))
 	o := sampleOption()
-	_ = k.SignOption(relay.Binding{Actor: "anonymous", SessionID: "ses_1", JourneyID: "jny_1"}, &o)
+	_ = k.SignOption(signing.Binding{Actor: "anonymous", SessionID: "ses_1", JourneyID: "jny_1"}, &o)
 	fmt.Println(o.Verification.Kid, o.Verification.Alg, len(o.Verification.Signature))
 	o.Price.AmountMinor = 1
-	fmt.Println(k.VerifyOption(relay.Binding{Actor: "anonymous", SessionID: "ses_1", JourneyID: "jny_1"}, o) != nil)
+	fmt.Println(k.VerifyOption(signing.Binding{Actor: "anonymous", SessionID: "ses_1", JourneyID: "jny_1"}, o) != nil)
 	// Output:
 	// 2026-01 HS256 43
 	// true
+}
+
+// FuzzVerifyOption mutates the JSON of a signed option: whatever decodes
+// and verifies must be the very option that was signed.
+func FuzzVerifyOption(f *testing.F) {
+	k := mustKeys(f, "k1:"+strings.Repeat("A", 43))
+	o := sampleOption()
+	if err := k.SignOption(binding, &o); err != nil {
+		f.Fatal(err)
+	}
+	orig, _ := json.Marshal(o)
+	f.Add(orig)
+	f.Add([]byte(strings.Replace(string(orig), "6240", "6239", 1)))
+	f.Add([]byte(strings.Replace(string(orig), `"amount_minor":6240`, `"amount_minor":6240.0`, 1)))
+	f.Add([]byte(strings.Replace(string(orig), `"GBP"`, `"G\u0042P"`, 1)))
+	f.Add([]byte(strings.Replace(string(orig), `"k1"`, `"k2"`, 1)))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var got mcptypes.RideOption
+		if json.Unmarshal(b, &got) != nil {
+			return
+		}
+		if k.VerifyOption(binding, got) != nil {
+			return
+		}
+		again, _ := json.Marshal(got)
+		if string(again) != string(orig) {
+			t.Fatalf("a different option verifies:\n%s\n%s", again, orig)
+		}
+	})
 }

@@ -1,4 +1,4 @@
-package relay
+package sources
 
 import (
 	"context"
@@ -58,31 +58,5 @@ func TestTridentTokenSourceCaches(t *testing.T) {
 	bad := NewTridentTokenSource(TridentCredentials{ClientID: "relay", ClientSecret: "wrong", TokenURL: srv.URL, Resource: "http://t.example/mcp"})
 	if _, err := bad.Token(ctx); err == nil {
 		t.Error("a wrong secret got a token")
-	}
-}
-
-func TestCredentialsFromEnv(t *testing.T) {
-	env := func(kv ...string) func(string) string {
-		m := map[string]string{}
-		for i := 0; i+1 < len(kv); i += 2 {
-			m[kv[i]] = kv[i+1]
-		}
-		return func(k string) string { return m[k] }
-	}
-	if _, ok, err := credentialsFromEnv(env()); ok || err != nil {
-		t.Errorf("unset: ok %v err %v, want neither", ok, err)
-	}
-	c, ok, err := credentialsFromEnv(env("RELAY_TRIDENT_CLIENT_ID", "r", "RELAY_TRIDENT_CLIENT_SECRET", "s",
-		"OAUTH_ISSUER", "http://iss.example/auth/v1/", "PUBLIC_BASE_URL", "http://h.example"))
-	if !ok || err != nil || c.TokenURL != "http://iss.example/auth/v1/oauth/token" || c.Resource != "http://h.example/mcp" {
-		t.Errorf("defaults = %+v, %v, %v", c, ok, err)
-	}
-	for name, e := range map[string]func(string) string{
-		"no secret": env("RELAY_TRIDENT_CLIENT_ID", "r"),
-		"no issuer": env("RELAY_TRIDENT_CLIENT_ID", "r", "RELAY_TRIDENT_CLIENT_SECRET", "s", "PUBLIC_BASE_URL", "http://h.example"),
-	} {
-		if _, _, err := credentialsFromEnv(e); err == nil {
-			t.Errorf("%s: no error", name)
-		}
 	}
 }

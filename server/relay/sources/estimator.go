@@ -1,11 +1,11 @@
-package relay
+package sources
 
 import (
 	"context"
 	"time"
 
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
-	"github.com/tridenttaxis/trident-mcp/server/relay/upstream"
+	"github.com/tridenttaxis/trident-mcp/server/relay/sources/upstream"
 )
 
 // EstimatorSource adapts a provider API client ([upstream.Estimator]:
@@ -62,8 +62,8 @@ func (e EstimatorSource) Quote(ctx context.Context, trip Trip, rec Recorder) ([]
 
 // fromUpstream says an upstream failure in Relay's words; the provider's
 // own error body never reaches the caller.
-func fromUpstream(err error) *SourceError {
-	se := &SourceError{HTTPStatus: upstream.StatusOf(err), RetryAfter: upstream.RetryAfterOf(err), Cause: err}
+func fromUpstream(err error) *Error {
+	se := &Error{HTTPStatus: upstream.StatusOf(err), RetryAfter: upstream.RetryAfterOf(err), Cause: err}
 	switch upstream.KindOf(err) {
 	case upstream.Unauthorized:
 		se.Code, se.Message = mcptypes.ProviderErrorCodeUnauthorized, "the provider refused Relay's credentials"

@@ -1,4 +1,4 @@
-package relay
+package sources
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/server/relay/registry"
 )
 
 // Source is one priced provider API behind a small adapter. Relay decides
@@ -17,7 +18,7 @@ type Source interface {
 	// (Relay reports them in provider_calls) and returns what it could
 	// price; an error with no quotes means the source failed, an error
 	// beside quotes means some of its products failed. Errors should be a
-	// [*SourceError] so the failure is reported in the right words.
+	// [*Error] so the failure is reported in the right words.
 	Quote(ctx context.Context, trip Trip, rec Recorder) ([]Quote, error)
 }
 
@@ -25,7 +26,7 @@ type Source interface {
 // of its quotes (Trident's start_booking). get_ride_booking_handoff uses it
 // for the provider's own options.
 type Booker interface {
-	BookingLink(ctx context.Context, trip Trip, product ProductEntry, rec Recorder) (string, error)
+	BookingLink(ctx context.Context, trip Trip, product registry.ProductEntry, rec Recorder) (string, error)
 }
 
 // Trip is what a source prices: both ends are always set (a source whose
@@ -37,7 +38,7 @@ type Trip struct {
 	// Products are the registry's products for this source that seat the
 	// party (all of them when PartySize is 0); empty when the registry
 	// lists none and the source offers its own.
-	Products []ProductEntry
+	Products []registry.ProductEntry
 	// ProductID, when set, asks for that product only (resolve_ride
 	// re-quoting a selected option of a source that lists its own).
 	ProductID string
@@ -69,9 +70,9 @@ type Attempt struct {
 // Recorder receives a source's attempts; it is safe for concurrent use.
 type Recorder func(Attempt)
 
-// SourceError is a sanitised source failure: what Relay may tell the caller.
+// Error is a sanitised source failure: what Relay may tell the caller.
 // It never carries credentials or an upstream body.
-type SourceError struct {
+type Error struct {
 	Code       mcptypes.ProviderErrorCode
 	Message    string
 	HTTPStatus int           // 0 when none
@@ -79,17 +80,17 @@ type SourceError struct {
 	Cause      error         // logged, never sent
 }
 
-func (e *SourceError) Error() string {
+func (e *Error) Error() string {
 	if e.Cause != nil {
 		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Cause)
 	}
 	return string(e.Code) + ": " + e.Message
 }
 
-func (e *SourceError) Unwrap() error { return e.Cause }
+func (e *Error) Unwrap() error { return e.Cause }
 
 // Retryable reports whether a later attempt can succeed.
-func (e *SourceError) Retryable() bool {
+func (e *Error) Retryable() bool {
 	switch e.Code {
 	case mcptypes.ProviderErrorCodeRateLimited, mcptypes.ProviderErrorCodeTimeout, mcptypes.ProviderErrorCodeUpstreamError:
 		return true
@@ -97,17 +98,17 @@ func (e *SourceError) Retryable() bool {
 	return false
 }
 
-// asSourceError classifies any error a source returned: a deadline is a
-// timeout, anything unclassified an upstream error.
-func asSourceError(err error) *SourceError {
-	var se *SourceError
+// AsError classifies any error a source returned: an [*Error] as it is, a
+// deadline as a timeout, anything unclassified as an upstream error.
+func AsError(err error) *Error {
+	var se *Error
 	if errors.As(err, &se) {
 		return se
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return &SourceError{Code: mcptypes.ProviderErrorCodeTimeout, Message: "the provider did not answer in time", Cause: err}
+		return &Error{Code: mcptypes.ProviderErrorCodeTimeout, Message: "the provider did not answer in time", Cause: err}
 	}
-	return &SourceError{Code: mcptypes.ProviderErrorCodeUpstreamError, Message: "the provider could not be reached", Cause: err}
+	return &Error{Code: mcptypes.ProviderErrorCodeUpstreamError, Message: "the provider could not be reached", Cause: err}
 }
 
 // outcomeOf is the provider_calls outcome of a failed attempt.

@@ -1,4 +1,4 @@
-package relay
+package sources
 
 import (
 	"context"
@@ -15,21 +15,22 @@ import (
 	tridentclient "github.com/tridenttaxis/trident-mcp/client/trident"
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
 	trident "github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/server/relay/registry"
 )
 
-// TridentSource prices trips with Trident's own MCP endpoint, over HTTP
+// Trident prices trips with Trident's own MCP endpoint, over HTTP
 // through the project's generated client: one estimate_fare per product
 // that seats the party, and start_booking for the prefilled handoff link.
 // Trident takes places as text; Relay sends the coordinates as a
 // "lat,lng" pair, never an address it made up.
-type TridentSource struct {
+type Trident struct {
 	c *tridentclient.Client
 }
 
-// NewTridentSource returns a source for the Trident endpoint URL
+// NewTrident returns a source for the Trident endpoint URL
 // (RELAY_TRIDENT_URL), e.g. "http://127.0.0.1:8080/mcp". opts are passed to
 // [client.New] (an HTTP client, a token source in OAuth mode).
-func NewTridentSource(endpoint string, opts ...client.Option) (*TridentSource, error) {
+func NewTrident(endpoint string, opts ...client.Option) (*Trident, error) {
 	// A bounded retry: one more try after a short wait, and never a long
 	// Retry-After (that puts the provider in cool-down instead).
 	base := []client.Option{client.WithRetry(client.RetryPolicy{MaxAttempts: 2, BaseDelay: 100 * time.Millisecond, MaxDelay: 200 * time.Millisecond, MaxRetryAfter: time.Second})}
@@ -37,23 +38,23 @@ func NewTridentSource(endpoint string, opts ...client.Option) (*TridentSource, e
 	if err != nil {
 		return nil, fmt.Errorf("relay: RELAY_TRIDENT_URL: %w", err)
 	}
-	return &TridentSource{c: c}, nil
+	return &Trident{c: c}, nil
 }
 
 var (
-	_ Source = (*TridentSource)(nil)
-	_ Booker = (*TridentSource)(nil)
+	_ Source = (*Trident)(nil)
+	_ Booker = (*Trident)(nil)
 )
 
 // place is a coordinate pair as Trident's geocoder reads it.
 func place(c mcptypes.Coordinates) string {
-	return coordinateText(c.Latitude) + "," + coordinateText(c.Longitude)
+	return registry.FormatCoordinate(c.Latitude) + "," + registry.FormatCoordinate(c.Longitude)
 }
 
 // Quote asks estimate_fare once per product, concurrently.
-func (t *TridentSource) Quote(ctx context.Context, trip Trip, rec Recorder) ([]Quote, error) {
+func (t *Trident) Quote(ctx context.Context, trip Trip, rec Recorder) ([]Quote, error) {
 	if len(trip.Products) == 0 {
-		return nil, &SourceError{Code: mcptypes.ProviderErrorCodeRefused, Message: "no Trident vehicle class seats the party"}
+		return nil, &Error{Code: mcptypes.ProviderErrorCodeRefused, Message: "no Trident vehicle class seats the party"}
 	}
 	quotes := make([]*Quote, len(trip.Products))
 	errs := make([]error, len(trip.Products))
@@ -97,9 +98,9 @@ func (t *TridentSource) Quote(ctx context.Context, trip Trip, rec Recorder) ([]Q
 }
 
 // BookingLink calls start_booking for the product's booking vehicle type.
-func (t *TridentSource) BookingLink(ctx context.Context, trip Trip, product ProductEntry, rec Recorder) (string, error) {
+func (t *Trident) BookingLink(ctx context.Context, trip Trip, product registry.ProductEntry, rec Recorder) (string, error) {
 	if product.BookingVehicleType == nil {
-		return "", &SourceError{Code: mcptypes.ProviderErrorCodeRefused, Message: "Trident's booking form does not take this vehicle class"}
+		return "", &Error{Code: mcptypes.ProviderErrorCodeRefused, Message: "Trident's booking form does not take this vehicle class"}
 	}
 	in := trident.StartBookingInput{Pickup: place(trip.Pickup), Dropoff: place(trip.Dropoff), VehicleType: trident.StartBookingInputVehicleType(*product.BookingVehicleType)}
 	if trip.PartySize > 0 {
@@ -127,7 +128,7 @@ func attempt(op string, start time.Time, err error) Attempt {
 
 // classify turns a client error into Relay's words: Trident's own refusal
 // text (a tool error) is reported by its catalogue code, not quoted.
-func classify(err error) *SourceError {
+func classify(err error) *Error {
 	var (
 		te *client.TransportError
 		re *client.RPCError
@@ -135,11 +136,11 @@ func classify(err error) *SourceError {
 	)
 	switch {
 	case errors.As(err, &tl):
-		return &SourceError{Code: mcptypes.ProviderErrorCodeRefused, HTTPStatus: http.StatusOK, Message: "Trident declined the trip (" + string(tl.Code) + ")", Cause: err}
+		return &Error{Code: mcptypes.ProviderErrorCodeRefused, HTTPStatus: http.StatusOK, Message: "Trident declined the trip (" + string(tl.Code) + ")", Cause: err}
 	case errors.As(err, &re):
-		return &SourceError{Code: mcptypes.ProviderErrorCodeRefused, HTTPStatus: http.StatusOK, Message: fmt.Sprintf("Trident refused the request (JSON-RPC %d)", re.Code), Cause: err}
+		return &Error{Code: mcptypes.ProviderErrorCodeRefused, HTTPStatus: http.StatusOK, Message: fmt.Sprintf("Trident refused the request (JSON-RPC %d)", re.Code), Cause: err}
 	case errors.As(err, &te):
-		se := &SourceError{HTTPStatus: te.StatusCode, RetryAfter: te.RetryAfter, Cause: err}
+		se := &Error{HTTPStatus: te.StatusCode, RetryAfter: te.RetryAfter, Cause: err}
 		switch {
 		case te.StatusCode == http.StatusUnauthorized || te.StatusCode == http.StatusForbidden:
 			se.Code, se.Message = mcptypes.ProviderErrorCodeUnauthorized, "Trident refused Relay's credentials"
@@ -154,18 +155,18 @@ func classify(err error) *SourceError {
 		}
 		return se
 	}
-	return asSourceError(err)
+	return AsError(err)
 }
 
 // tridentQuote normalises an estimate: fareGBP to pence through its decimal
 // text, never float × 100, and the fixed-price facts of Trident's tariff
 // (fees included, taxes unknown).
-func tridentQuote(pr ProductEntry, out *trident.EstimateFareOutput) (Quote, error) {
+func tridentQuote(pr registry.ProductEntry, out *trident.EstimateFareOutput) (Quote, error) {
 	// encoding/json parsed the decimal in the reply to the nearest float64;
 	// the shortest text of that float is the decimal Trident sent.
 	minor, err := decimalToMinor(strconv.FormatFloat(out.FareGBP, 'f', -1, 64), 2)
 	if err != nil {
-		return Quote{}, &SourceError{Code: mcptypes.ProviderErrorCodeMalformed, Message: "Trident sent a fare Relay could not read", Cause: err}
+		return Quote{}, &Error{Code: mcptypes.ProviderErrorCodeMalformed, Message: "Trident sent a fare Relay could not read", Cause: err}
 	}
 	capacity := int64(pr.Capacity)
 	fees := true

@@ -25,7 +25,7 @@
 //
 // Typical use:
 //
-//	c, err := lyft.New(lyft.ConfigFromEnv(os.Getenv), nil)
+//	c, err := lyft.New(lyft.Config{ClientID: id, ClientSecret: secret}, nil)
 //	if err != nil { ... } // a bad LYFT_API_URL
 //	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 //	defer cancel()

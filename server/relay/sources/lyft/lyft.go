@@ -17,7 +17,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/tridenttaxis/trident-mcp/server/relay/money"
-	"github.com/tridenttaxis/trident-mcp/server/relay/upstream"
+	"github.com/tridenttaxis/trident-mcp/server/relay/sources/upstream"
 )
 
 // Provider is the provider id in errors and estimates.
@@ -36,19 +36,14 @@ const (
 // request never leaves with a token that dies on the way.
 const refreshBefore = time.Minute
 
-// Config is the operator's configuration for Lyft.
+// Config is the operator's configuration for Lyft (in the binary
+// LYFT_API_URL, LYFT_CLIENT_ID and LYFT_CLIENT_SECRET).
 type Config struct {
 	// BaseURL is the API root; "" means [DefaultBaseURL].
 	BaseURL string
 	// ClientID and ClientSecret are the application's credentials; either
 	// empty means not configured: [Client.Estimate] makes no call.
 	ClientID, ClientSecret string
-}
-
-// ConfigFromEnv reads LYFT_API_URL, LYFT_CLIENT_ID and LYFT_CLIENT_SECRET
-// through getenv (os.Getenv in the server, a map in tests).
-func ConfigFromEnv(getenv func(string) string) Config {
-	return Config{BaseURL: getenv("LYFT_API_URL"), ClientID: getenv("LYFT_CLIENT_ID"), ClientSecret: getenv("LYFT_CLIENT_SECRET")}
 }
 
 // Options are the client's collaborators; a nil *Options and every zero

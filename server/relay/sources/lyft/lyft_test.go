@@ -14,8 +14,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/tridenttaxis/trident-mcp/internal/fakeproviders"
-	"github.com/tridenttaxis/trident-mcp/server/relay/providers/lyft"
-	"github.com/tridenttaxis/trident-mcp/server/relay/upstream"
+	"github.com/tridenttaxis/trident-mcp/server/relay/sources/lyft"
+	"github.com/tridenttaxis/trident-mcp/server/relay/sources/upstream"
 )
 
 // No test may leave a goroutine behind, the slow ones above all.
@@ -376,11 +376,6 @@ func TestUnusableEstimates(t *testing.T) {
 }
 
 func TestConfig(t *testing.T) {
-	env := map[string]string{"LYFT_API_URL": "https://api.lyft.com", "LYFT_CLIENT_ID": "i", "LYFT_CLIENT_SECRET": "s"}
-	cfg := lyft.ConfigFromEnv(func(k string) string { return env[k] })
-	if cfg != (lyft.Config{BaseURL: "https://api.lyft.com", ClientID: "i", ClientSecret: "s"}) {
-		t.Fatalf("%+v", cfg)
-	}
 	for base, want := range map[string]upstream.DataMode{
 		"": upstream.DataLive, "https://api.lyft.com": upstream.DataLive, "http://127.0.0.1:9": upstream.DataUnknown,
 	} {

@@ -22,7 +22,7 @@
 //
 // Typical use:
 //
-//	c, err := uber.New(uber.ConfigFromEnv(os.Getenv), nil)
+//	c, err := uber.New(uber.Config{AccessToken: token}, nil) // UBER_ACCESS_TOKEN in the binary
 //	if err != nil { ... } // a bad UBER_API_URL
 //	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 //	defer cancel()

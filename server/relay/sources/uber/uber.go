@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/tridenttaxis/trident-mcp/server/relay/money"
-	"github.com/tridenttaxis/trident-mcp/server/relay/upstream"
+	"github.com/tridenttaxis/trident-mcp/server/relay/sources/upstream"
 )
 
 // Provider is the provider id in errors and estimates.
@@ -25,7 +25,8 @@ const PricePath = "/v1.2/estimates/price"
 // SandboxBaseURL is Uber's sandbox, whose answers are test data.
 const SandboxBaseURL = "https://sandbox-api.uber.com"
 
-// Config is the operator's configuration for Uber.
+// Config is the operator's configuration for Uber (in the binary
+// UBER_API_URL and UBER_ACCESS_TOKEN).
 type Config struct {
 	// BaseURL is the API root; "" means [DefaultBaseURL]. Tests point it at
 	// a fake; https://sandbox-api.uber.com is Uber's sandbox.
@@ -35,12 +36,6 @@ type Config struct {
 	AccessToken string
 	// AcceptLanguage is sent as Accept-Language; "" means en_US.
 	AcceptLanguage string
-}
-
-// ConfigFromEnv reads UBER_API_URL and UBER_ACCESS_TOKEN through getenv
-// (os.Getenv in the server, a map in tests).
-func ConfigFromEnv(getenv func(string) string) Config {
-	return Config{BaseURL: getenv("UBER_API_URL"), AccessToken: getenv("UBER_ACCESS_TOKEN")}
 }
 
 // Options are the client's collaborators; a nil *Options and every zero

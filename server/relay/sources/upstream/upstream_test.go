@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tridenttaxis/trident-mcp/server/relay/upstream"
+	"github.com/tridenttaxis/trident-mcp/server/relay/sources/upstream"
 )
 
 var now = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
