@@ -16,6 +16,7 @@ import (
 
 	"github.com/tridenttaxis/trident-mcp/server"
 	"github.com/tridenttaxis/trident-mcp/server/relay"
+	"github.com/tridenttaxis/trident-mcp/server/relay/signing"
 )
 
 // FuzzRidesHandler sends arbitrary bodies and headers as POST /mcp/rides
@@ -46,7 +47,7 @@ func FuzzRidesHandler(f *testing.F) {
 	}
 	var panics atomic.Int64
 	logger := slog.New(panicLog{panics: &panics})
-	keys, err := relay.ParseKeys("k1:" + strings.Repeat("A", 43))
+	keys, err := signing.ParseKeys("k1:" + strings.Repeat("A", 43))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -54,7 +55,7 @@ func FuzzRidesHandler(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	srv, err := server.New(&server.Options{Logger: logger}, rides.Endpoint())
+	srv, err := server.New(&server.Options{Logger: logger}, rides)
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -14,14 +14,15 @@ import (
 	"github.com/tridenttaxis/trident-mcp/server/auth"
 	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
 	"github.com/tridenttaxis/trident-mcp/server/relay"
+	"github.com/tridenttaxis/trident-mcp/server/relay/sources"
 )
 
 // In OAuth mode options and contexts are bound to the token's subject and
 // client: another caller presenting them is refused, even with the same
 // session and journey.
 func TestForeignActor(t *testing.T) {
-	s, _ := fakeRelay(t, nil, &fakeSource{quotes: []relay.Quote{quote("uberx", 5200, 6100)}}, nil)
-	h := s.Handlers()
+	s, _ := fakeRelay(t, nil, &fakeSource{quotes: []sources.Quote{quote("uberx", 5200, 6100)}}, nil)
+	h := handlers(s)
 	as := func(sub, clientID string) context.Context {
 		return auth.WithCaller(context.Background(), auth.NewCaller(auth.CallerInfo{UserID: sub, ClientID: clientID}))
 	}
@@ -68,7 +69,7 @@ func TestForeignActor(t *testing.T) {
 func TestForeignActorConnectorReport(t *testing.T) {
 	s := mustRelay(t, relay.Options{})
 	t.Cleanup(func() { s.Close() })
-	h := s.Handlers()
+	h := handlers(s)
 	alice := auth.WithCaller(context.Background(), auth.NewCaller(auth.CallerInfo{UserID: "alice", ClientID: "app-1"}))
 	b, _ := json.Marshal(map[string]any{"pickup": jfk, "dropoff": timesSquare})
 	res, err := h["search_rides"](alice, &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "search_rides", Arguments: b}})
@@ -86,7 +87,7 @@ func TestForeignActorConnectorReport(t *testing.T) {
 			next.ServeHTTP(w, r)
 		})
 	}
-	if err := s.Endpoint().Routes(mcphttp.Mount{PublicBaseURL: "http://127.0.0.1", ResourceURL: "http://127.0.0.1/mcp/rides", Protect: protect}, mux); err != nil {
+	if err := s.Routes(mcphttp.Mount{PublicBaseURL: "http://127.0.0.1", ResourceURL: "http://127.0.0.1/mcp/rides", Protect: protect}, mux); err != nil {
 		t.Fatal(err)
 	}
 	body, _ := json.Marshal(map[string]any{"context": rc, "connectors": []map[string]any{{"id": "stays", "installed": true, "enabled": true, "authorized": true}}})

@@ -7,13 +7,13 @@ import (
 	relayclient "github.com/tridenttaxis/trident-mcp/client/relay"
 	relaycodes "github.com/tridenttaxis/trident-mcp/gen/errcodes"
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
-	"github.com/tridenttaxis/trident-mcp/server/relay"
+	"github.com/tridenttaxis/trident-mcp/server/relay/sources"
 )
 
 // The generated client methods reach every Relay tool, and a refusal comes
 // back as a ToolError whose code and Refusal the client recognises.
 func TestTypedClient(t *testing.T) {
-	_, gc := fakeRelay(t, nil, &fakeSource{quotes: []relay.Quote{quote("uberx", 5200, 6100)}}, nil)
+	_, gc := fakeRelay(t, nil, &fakeSource{quotes: []sources.Quote{quote("uberx", 5200, 6100)}}, nil)
 	c := &relayclient.Client{Client: gc}
 	ctx := t.Context()
 	out, err := c.SearchRides(ctx, mcptypes.SearchRidesInput{Pickup: &jfk, Dropoff: &timesSquare, PartySize: ptr(int64(2))})

@@ -18,7 +18,7 @@ const docsID = "relay"
 // docs describes Relay for the host's /mcp-docs from the same contract files
 // tools/list, the downloads and the refusals come from. The console loads
 // each tool's success sample as its default arguments.
-func (s *Server) docs(m mcphttp.Mount) (docspage.Endpoint, error) {
+func (s *endpoint) docs(m mcphttp.Mount) (docspage.Endpoint, error) {
 	tools, errs, err := docspage.FromContracts(relaycontracts.Set, SchemasPath, SamplesPath)
 	if err != nil {
 		return docspage.Endpoint{}, err

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
-	"github.com/tridenttaxis/trident-mcp/server/relay"
+	"github.com/tridenttaxis/trident-mcp/server/relay/sources"
 )
 
 var discard = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -16,7 +16,7 @@ var discard = slog.New(slog.NewTextHandler(io.Discard, nil))
 // fakeSource answers with fixed quotes or a fixed error, after an optional
 // wait that ends with the context (a slow provider).
 type fakeSource struct {
-	quotes  []relay.Quote
+	quotes  []sources.Quote
 	err     error
 	block   bool          // wait for ctx.Done, then fail with its error
 	waitFor chan struct{} // wait until closed before answering
@@ -24,7 +24,7 @@ type fakeSource struct {
 	calls   atomic.Int32
 }
 
-func (f *fakeSource) Quote(ctx context.Context, trip relay.Trip, rec relay.Recorder) ([]relay.Quote, error) {
+func (f *fakeSource) Quote(ctx context.Context, trip sources.Trip, rec sources.Recorder) ([]sources.Quote, error) {
 	f.calls.Add(1)
 	if f.entered != nil {
 		select {
@@ -41,21 +41,21 @@ func (f *fakeSource) Quote(ctx context.Context, trip relay.Trip, rec relay.Recor
 	}
 	if f.block {
 		<-ctx.Done()
-		rec(relay.Attempt{Operation: "GET /fake", Outcome: mcptypes.ProviderCallOutcomeTimeout, Duration: time.Since(start)})
+		rec(sources.Attempt{Operation: "GET /fake", Outcome: mcptypes.ProviderCallOutcomeTimeout, Duration: time.Since(start)})
 		return nil, ctx.Err()
 	}
 	if f.err != nil {
-		rec(relay.Attempt{Operation: "GET /fake", Outcome: mcptypes.ProviderCallOutcomeFailed, HTTPStatus: 503, Duration: time.Since(start)})
+		rec(sources.Attempt{Operation: "GET /fake", Outcome: mcptypes.ProviderCallOutcomeFailed, HTTPStatus: 503, Duration: time.Since(start)})
 		return nil, f.err
 	}
-	rec(relay.Attempt{Operation: "GET /fake", Outcome: mcptypes.ProviderCallOutcomeOk, HTTPStatus: 200, Duration: time.Since(start), Options: len(f.quotes)})
+	rec(sources.Attempt{Operation: "GET /fake", Outcome: mcptypes.ProviderCallOutcomeOk, HTTPStatus: 200, Duration: time.Since(start), Options: len(f.quotes)})
 	return f.quotes, nil
 }
 
 // quote is a USD estimate range in cents.
-func quote(id string, low, high int64) relay.Quote {
+func quote(id string, low, high int64) sources.Quote {
 	fees := true
-	return relay.Quote{
+	return sources.Quote{
 		Product:  mcptypes.Product{ID: id, Name: id},
 		Price:    mcptypes.Price{AmountMinor: low, AmountMinorMax: &high, Currency: "USD", Basis: mcptypes.PriceBasisEstimateRange, FeesIncluded: &fees},
 		DataMode: mcptypes.RideOptionDataModeTest,

@@ -30,7 +30,8 @@ func FuzzSearchInput(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	h := s.Handlers()[mcptypes.ToolSearchRides]
+	f.Cleanup(func() { s.Close() })
+	h := handlers(s)[mcptypes.ToolSearchRides]
 	f.Fuzz(func(t *testing.T, args []byte) {
 		res, err := h(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: mcptypes.ToolSearchRides, Arguments: json.RawMessage(args)}})
 		var te *mcphttp.ToolError
@@ -49,35 +50,6 @@ func FuzzSearchInput(f *testing.F) {
 		var out mcptypes.SearchRidesResult
 		if err := json.Unmarshal(b, &out); err != nil || out.Options == nil || out.RelayContext.Verification.Signature == "" {
 			t.Fatalf("result %s: %v", b, err)
-		}
-	})
-}
-
-// FuzzVerifyOption mutates the JSON of a signed option: whatever decodes
-// and verifies must be the very option that was signed.
-func FuzzVerifyOption(f *testing.F) {
-	k := mustKeys(f, "k1:"+strings.Repeat("A", 43))
-	o := sampleOption()
-	if err := k.SignOption(binding, &o); err != nil {
-		f.Fatal(err)
-	}
-	orig, _ := json.Marshal(o)
-	f.Add(orig)
-	f.Add([]byte(strings.Replace(string(orig), "6240", "6239", 1)))
-	f.Add([]byte(strings.Replace(string(orig), `"amount_minor":6240`, `"amount_minor":6240.0`, 1)))
-	f.Add([]byte(strings.Replace(string(orig), `"GBP"`, `"G\u0042P"`, 1)))
-	f.Add([]byte(strings.Replace(string(orig), `"k1"`, `"k2"`, 1)))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		var got mcptypes.RideOption
-		if json.Unmarshal(b, &got) != nil {
-			return
-		}
-		if k.VerifyOption(binding, got) != nil {
-			return
-		}
-		again, _ := json.Marshal(got)
-		if string(again) != string(orig) {
-			t.Fatalf("a different option verifies:\n%s\n%s", again, orig)
 		}
 	})
 }

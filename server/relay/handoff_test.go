@@ -11,6 +11,8 @@ import (
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
 	tridenttypes "github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/server/relay"
+	"github.com/tridenttaxis/trident-mcp/server/relay/registry"
+	"github.com/tridenttaxis/trident-mcp/server/relay/sources"
 )
 
 func handoff(tb testing.TB, c *client.Client, args map[string]any) mcptypes.RideBookingHandoff {
@@ -83,8 +85,8 @@ func TestProviderEntryHandoff(t *testing.T) {
 }
 
 func TestIntegrationRequiredWithoutConsumerPath(t *testing.T) {
-	reg := registryWith(t, "lyft", func(p *relay.Provider) { p.Link, p.EntryPage = nil, "" })
-	_, c := newRelay(t, relay.Options{Registry: reg, Sources: map[string]relay.Source{"lyft": &fakeSource{quotes: []relay.Quote{quote("lyft", 1, 2)}}}})
+	reg := registryWith(t, "lyft", func(p *registry.Provider) { p.Link, p.EntryPage = nil, "" })
+	_, c := newRelay(t, relay.Options{Registry: reg, Sources: map[string]sources.Source{"lyft": &fakeSource{quotes: []sources.Quote{quote("lyft", 1, 2)}}}})
 	out := nySearch(t, c, nil)
 	h := handoff(t, c, map[string]any{"option": out.Options[0], "context": out.RelayContext})
 	if h.URL != nil || h.DestinationKind != "integration_required" || h.SelectionPreserved || h.ParametersApplied {
@@ -93,7 +95,7 @@ func TestIntegrationRequiredWithoutConsumerPath(t *testing.T) {
 }
 
 func TestAPIOptionHandoffIsTheProviderLink(t *testing.T) {
-	_, c := fakeRelay(t, nil, &fakeSource{quotes: []relay.Quote{quote("uberx", 5200, 6100)}}, nil)
+	_, c := fakeRelay(t, nil, &fakeSource{quotes: []sources.Quote{quote("uberx", 5200, 6100)}}, nil)
 	out := nySearch(t, c, nil)
 	h := handoff(t, c, map[string]any{"option": out.Options[0], "context": out.RelayContext})
 	if h.URL == nil || !strings.Contains(*h.URL, "pickup[latitude]=40.6413") || h.SelectionPreserved || !h.ParametersApplied || h.DestinationKind != "app_link" {
@@ -116,22 +118,22 @@ func TestResolve(t *testing.T) {
 		call(t, c, "compare_rides", map[string]any{"options": []any{*res.Option, exec}, "context": res.RelayContext}, false)
 	})
 	clock := &fakeClock{t: dayClock}
-	src := &fakeSource{quotes: []relay.Quote{quote("uberx", 5200, 6100)}}
+	src := &fakeSource{quotes: []sources.Quote{quote("uberx", 5200, 6100)}}
 	shared := testStore(t, nil)
-	c := serve(t, mustRelay(t, relay.Options{Sources: map[string]relay.Source{"uber": src}, OptionTTL: time.Minute, CallTimeout: 200 * time.Millisecond, Now: clock.Now, Store: shared}))
+	c := serve(t, mustRelay(t, relay.Options{Sources: map[string]sources.Source{"uber": src}, OptionTTL: time.Minute, CallTimeout: 200 * time.Millisecond, Now: clock.Now, Store: shared}))
 	out := nySearch(t, c, nil)
 	opt := out.Options[0]
 	t.Run("a failed refresh returns no price", func(t *testing.T) {
-		src.err, src.quotes = &relay.SourceError{Code: "upstream_error", Message: "Uber is unavailable", HTTPStatus: 502}, nil
-		defer func() { src.err, src.quotes = nil, []relay.Quote{quote("uberx", 5200, 6100)} }()
+		src.err, src.quotes = &sources.Error{Code: "upstream_error", Message: "Uber is unavailable", HTTPStatus: 502}, nil
+		defer func() { src.err, src.quotes = nil, []sources.Quote{quote("uberx", 5200, 6100)} }()
 		res := decodeInto[mcptypes.ResolveRideResult](t, call(t, c, "resolve_ride", map[string]any{"option": opt, "context": out.RelayContext}, false))
 		if res.Status != "partial" || res.Option != nil || len(res.Errors) != 1 || res.Errors[0].Code != "upstream_error" {
 			t.Errorf("%+v", res)
 		}
 	})
 	t.Run("a product no longer offered", func(t *testing.T) {
-		src.quotes = []relay.Quote{quote("black", 9000, 9900)}
-		defer func() { src.quotes = []relay.Quote{quote("uberx", 5200, 6100)} }()
+		src.quotes = []sources.Quote{quote("black", 9000, 9900)}
+		defer func() { src.quotes = []sources.Quote{quote("uberx", 5200, 6100)} }()
 		res := decodeInto[mcptypes.ResolveRideResult](t, call(t, c, "resolve_ride", map[string]any{"option": opt, "context": out.RelayContext}, false))
 		if res.Status != "partial" || res.Option != nil || res.Errors[0].Code != "refused" {
 			t.Errorf("%+v", res)
@@ -146,7 +148,7 @@ func TestResolve(t *testing.T) {
 		}
 	})
 	t.Run("rate limited: cool-down, reported, not retried", func(t *testing.T) {
-		src.err, src.quotes = &relay.SourceError{Code: "rate_limited", Message: "Uber is rate limiting Relay", HTTPStatus: 429, RetryAfter: 30 * time.Second}, nil
+		src.err, src.quotes = &sources.Error{Code: "rate_limited", Message: "Uber is rate limiting Relay", HTTPStatus: 429, RetryAfter: 30 * time.Second}, nil
 		res := decodeInto[mcptypes.ResolveRideResult](t, call(t, c, "resolve_ride", map[string]any{"option": opt, "context": out.RelayContext}, false))
 		if res.Status != "partial" || res.Errors[0].Code != "rate_limited" || *res.Errors[0].RetryAfterSeconds != 30 {
 			t.Fatalf("%+v", res)
@@ -164,7 +166,7 @@ func TestResolve(t *testing.T) {
 			t.Errorf("Uber was called during its cool-down")
 		}
 		clock.Add(31 * time.Second)
-		src.err, src.quotes = nil, []relay.Quote{quote("uberx", 5200, 6100)}
+		src.err, src.quotes = nil, []sources.Quote{quote("uberx", 5200, 6100)}
 		if st := statusOf(nySearch(t, c, nil), "uber"); st.Status != "ok" {
 			t.Errorf("after the cool-down: %+v", st)
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/tridenttaxis/trident-mcp/server"
 	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
 	"github.com/tridenttaxis/trident-mcp/server/relay"
+	"github.com/tridenttaxis/trident-mcp/server/relay/registry"
 	"github.com/tridenttaxis/trident-mcp/server/trident"
 )
 
@@ -63,9 +64,9 @@ func startTrident(tb testing.TB) string {
 
 // hostURL mounts Relay on the project's host, behind the shared front
 // door, and returns the URL of /mcp/rides.
-func hostURL(tb testing.TB, s *relay.Server) (string, *http.Client) {
+func hostURL(tb testing.TB, ep *mcphttp.Endpoint) (string, *http.Client) {
 	tb.Helper()
-	ts := serveHost(tb, s.Endpoint())
+	ts := serveHost(tb, ep)
 	return ts.URL + relay.Path, ts.Client()
 }
 
@@ -84,9 +85,9 @@ func serveHost(tb testing.TB, ep *mcphttp.Endpoint) *httptest.Server {
 
 // registryWith is the shipped provider registry with provider id changed
 // by edit.
-func registryWith(tb testing.TB, id string, edit func(*relay.Provider)) *relay.Registry {
+func registryWith(tb testing.TB, id string, edit func(*registry.Provider)) *registry.Registry {
 	tb.Helper()
-	reg, err := relay.LoadRegistry("")
+	reg, err := registry.Load("")
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -101,9 +102,9 @@ func registryWith(tb testing.TB, id string, edit func(*relay.Provider)) *relay.R
 }
 
 // serve mounts Relay on the host and returns a client for /mcp/rides.
-func serve(tb testing.TB, s *relay.Server) *client.Client {
+func serve(tb testing.TB, ep *mcphttp.Endpoint) *client.Client {
 	tb.Helper()
-	url, hc := hostURL(tb, s)
+	url, hc := hostURL(tb, ep)
 	c, err := client.New(url, client.WithHTTPClient(hc))
 	if err != nil {
 		tb.Fatal(err)
@@ -174,6 +175,17 @@ func search(tb testing.TB, c *client.Client, args any) mcptypes.SearchRidesResul
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// handlers are the endpoint's tool handlers by name, as the front door
+// calls them (behind Relay's per-caller limit), for calls in process with a
+// caller of the test's choosing.
+func handlers(ep *mcphttp.Endpoint) map[string]mcp.ToolHandler {
+	h := map[string]mcp.ToolHandler{}
+	for _, t := range ep.Tools {
+		h[t.Def.Name] = t.Handler
+	}
+	return h
+}
 
 // structuredOf returns a handler's structuredContent and whether it is a
 // refusal (the front door's tool error).

@@ -111,12 +111,8 @@ type hostileRelay struct {
 func newHostileRelay(t *testing.T) *hostileRelay {
 	t.Helper()
 	clock := &fakeClock{t: dayClock}
-	src, err := relay.NewTridentSource(startTrident(t))
-	if err != nil {
-		t.Fatal(err)
-	}
 	s, err := relay.New(&relay.Options{Logger: discard, Keys: mustKeys(t, "k1:"+strings.Repeat("A", 43)),
-		Sources: map[string]relay.Source{"trident": src}, Now: clock.Now})
+		TridentURL: startTrident(t), Now: clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +219,7 @@ func TestHostileForgedSignatures(t *testing.T) {
 	// A signature from another key: an option a second Relay with its own
 	// key issued for the same trip, under the same kid.
 	other, err := relay.New(&relay.Options{Logger: discard, Keys: mustKeys(t, "k1:"+strings.Repeat("B", 43)),
-		Sources: map[string]relay.Source{"trident": mustTrident(t)}, Now: h.clock.Now})
+		TridentURL: startTrident(t), Now: h.clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,15 +271,6 @@ func TestHostileForgedSignatures(t *testing.T) {
 	want(t, "the other Relay's context", post(t, h.url, h.hc, mcptypes.ToolSearchRides,
 		[]byte(strings.TrimSuffix(validSearch, "}")+`,"context":`+string(mustJSON(t, foreign.RelayContext))+"}")), "invalid_context")
 	h.stillServes(t)
-}
-
-func mustTrident(t *testing.T) relay.Source {
-	t.Helper()
-	src, err := relay.NewTridentSource(startTrident(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
 }
 
 // Replayed options: an option presented under another journey or session

@@ -14,14 +14,8 @@ import (
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/server/limits"
 	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
-)
-
-// Defaults of Relay's limits (RELAY_RATE_LIMIT, RELAY_PROVIDER_BUDGET),
-// both per minute. The actor limit covers every tool call of one caller;
-// the budget every upstream request to one provider, from all callers.
-const (
-	DefaultActorPerMinute    = 300
-	DefaultProviderPerMinute = 600
+	"github.com/tridenttaxis/trident-mcp/server/relay/registry"
+	"github.com/tridenttaxis/trident-mcp/server/relay/sources"
 )
 
 // accessLimits are Relay's per-actor rate limit and per-provider request
@@ -30,14 +24,14 @@ const (
 // limited on one replica is limited on the others, and a provider's budget
 // is one budget for the whole deployment.
 type accessLimits struct {
-	lim            limits.Limiter
-	actor, budget  limits.Limit
-	actorOff, open bool // actorOff: RELAY_RATE_LIMIT=0
-	log            *slog.Logger
+	lim           limits.Limiter
+	actor, budget limits.Limit
+	actorOff      bool // RELAY_RATE_LIMIT=0
+	log           *slog.Logger
 }
 
-func newAccessLimits(o *Options, log *slog.Logger) *accessLimits {
-	a := &accessLimits{lim: o.Limiter, log: log,
+func newAccessLimits(o *Options) *accessLimits {
+	a := &accessLimits{lim: o.Limiter, log: o.Logger,
 		actor:  limits.PerMinute(DefaultActorPerMinute),
 		budget: limits.PerMinute(DefaultProviderPerMinute)}
 	if a.lim == nil && o.Redis != nil {
@@ -75,6 +69,25 @@ func (a *accessLimits) allow(ctx context.Context, key string, limit limits.Limit
 	return d.RetryAfter, d.Allowed
 }
 
+// coolingDown is how long provider still cools down after a 429 (or a
+// spent budget): on every replica when they share Redis, else on this one.
+// An answer Redis could not give is this replica's own, and logged.
+func (s *endpoint) coolingDown(ctx context.Context, provider string) time.Duration {
+	d, err := s.cooldowns.Remaining(ctx, provider)
+	if err != nil {
+		s.log.Log(ctx, unavailableLevel(err), "relay: cool-down store unavailable; answering from this replica's own", "provider", provider, "error", err.Error())
+	}
+	return d
+}
+
+// coolDown leaves provider alone for wait: no search asks it, and
+// resolve_ride refuses its options, until the wait has passed.
+func (s *endpoint) coolDown(ctx context.Context, provider string, wait time.Duration) {
+	if err := s.cooldowns.Hold(ctx, provider, wait); err != nil {
+		s.log.Log(ctx, unavailableLevel(err), "relay: cool-down store unavailable; this replica alone holds the cool-down", "provider", provider, "error", err.Error())
+	}
+}
+
 // unavailableLevel is the level of a record of a Redis call that failed:
 // warn, or debug for one not sent because the last one had just failed.
 func unavailableLevel(err error) slog.Level {
@@ -89,7 +102,7 @@ func unavailableLevel(err error) slog.Level {
 // caller is "anonymous"). A caller over the limit gets the rate_limited
 // refusal with retry_after_seconds, as Relay's other refusals are results
 // (the specification's error table), not the front door's HTTP 429.
-func (s *Server) limited(tool string, h mcp.ToolHandler) mcp.ToolHandler {
+func (s *endpoint) limited(tool string, h mcp.ToolHandler) mcp.ToolHandler {
 	if s.limits.actorOff {
 		return h
 	}
@@ -114,29 +127,29 @@ func (s *Server) limited(tool string, h mcp.ToolHandler) mcp.ToolHandler {
 // with the wait as its Retry-After, so the search puts the provider in
 // cool-down and reports retry_after_seconds, and the provider is not
 // called at all (no provider_calls entry).
-func (s *Server) budgeted(provider string, src Source) Source {
+func (s *endpoint) budgeted(provider string, src sources.Source) sources.Source {
 	b := budgetedSource{s: s, provider: provider, src: src}
-	if booker, ok := src.(Booker); ok {
+	if booker, ok := src.(sources.Booker); ok {
 		return budgetedBooker{b, booker}
 	}
 	return b
 }
 
 type budgetedSource struct {
-	s        *Server
+	s        *endpoint
 	provider string
-	src      Source
+	src      sources.Source
 }
 
 func (b budgetedSource) spend(ctx context.Context) error {
 	if wait, ok := b.s.limits.allow(ctx, "provider:"+b.provider, b.s.limits.budget); !ok {
-		return &SourceError{Code: mcptypes.ProviderErrorCodeRateLimited, RetryAfter: time.Duration(limits.RetryAfterSeconds(wait)) * time.Second,
+		return &sources.Error{Code: mcptypes.ProviderErrorCodeRateLimited, RetryAfter: time.Duration(limits.RetryAfterSeconds(wait)) * time.Second,
 			Message: fmt.Sprintf("Relay's request budget for %s is spent for now", b.provider)}
 	}
 	return nil
 }
 
-func (b budgetedSource) Quote(ctx context.Context, trip Trip, rec Recorder) ([]Quote, error) {
+func (b budgetedSource) Quote(ctx context.Context, trip sources.Trip, rec sources.Recorder) ([]sources.Quote, error) {
 	if err := b.spend(ctx); err != nil {
 		return nil, err
 	}
@@ -145,66 +158,12 @@ func (b budgetedSource) Quote(ctx context.Context, trip Trip, rec Recorder) ([]Q
 
 type budgetedBooker struct {
 	budgetedSource
-	booker Booker
+	booker sources.Booker
 }
 
-func (b budgetedBooker) BookingLink(ctx context.Context, trip Trip, product ProductEntry, rec Recorder) (string, error) {
+func (b budgetedBooker) BookingLink(ctx context.Context, trip sources.Trip, product registry.ProductEntry, rec sources.Recorder) (string, error) {
 	if err := b.spend(ctx); err != nil {
 		return "", err
 	}
 	return b.booker.BookingLink(ctx, trip, product, rec)
-}
-
-// limitsFromEnv reads RELAY_RATE_LIMIT and RELAY_PROVIDER_BUDGET (calls
-// per minute; RELAY_RATE_LIMIT=0 turns the actor limit off) and sets
-// o.Redis: the host's client when [WithRedis] gave one, else, with
-// REDIS_URL, a client of Relay's own under REDIS_KEY_PREFIX (default
-// "trident-mcp:") + "relay:", checked with a PING so a wrong URL fails at
-// start, its calls bounded by REDIS_TIMEOUT, and closed with the endpoint.
-func limitsFromEnv(ctx context.Context, o *Options, getenv func(string) string, e envOptions) error {
-	for _, v := range []struct {
-		name string
-		dst  *limits.Limit
-		zero int // what 0 means
-	}{{"RELAY_RATE_LIMIT", &o.ActorLimit, -1}, {"RELAY_PROVIDER_BUDGET", &o.ProviderBudget, 0}} {
-		s := getenv(v.name)
-		if s == "" {
-			continue
-		}
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 0 || (n == 0 && v.zero == 0) {
-			return fmt.Errorf("relay: %s=%q: want a positive number of calls per minute", v.name, s)
-		}
-		if n == 0 {
-			*v.dst = limits.Limit{Rate: v.zero}
-			continue
-		}
-		*v.dst = limits.PerMinute(n)
-	}
-	if e.redis != nil {
-		o.Redis, o.RedisPrefix = e.redis, e.redisPrefix
-		return nil
-	}
-	url := getenv("REDIS_URL")
-	if url == "" {
-		return nil
-	}
-	prefix := getenv("REDIS_KEY_PREFIX")
-	if prefix == "" {
-		prefix = "trident-mcp:"
-	}
-	var timeout time.Duration
-	if s := getenv("REDIS_TIMEOUT"); s != "" {
-		d, err := time.ParseDuration(s)
-		if err != nil || d <= 0 {
-			return fmt.Errorf("relay: REDIS_TIMEOUT=%q: want a positive duration such as 250ms", s)
-		}
-		timeout = d
-	}
-	client, err := limits.Connect(ctx, url, limits.ConnectOptions{Timeout: timeout})
-	if err != nil {
-		return fmt.Errorf("relay: %w", err)
-	}
-	o.Redis, o.RedisPrefix, o.CloseLimiter = client, prefix+"relay:", client.Close
-	return nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tridenttaxis/trident-mcp/server/limits"
 	"github.com/tridenttaxis/trident-mcp/server/relay"
+	"github.com/tridenttaxis/trident-mcp/server/relay/sources"
 )
 
 // A caller over its limit gets the rate_limited refusal with
@@ -13,8 +14,8 @@ import (
 // earned a call back, it is served again.
 func TestActorRateLimit(t *testing.T) {
 	clock := &fakeClock{t: time.Date(2025, 6, 18, 9, 0, 0, 0, time.UTC)}
-	uber := &fakeSource{quotes: []relay.Quote{quote("uberx", 5200, 6100)}}
-	_, c := newRelay(t, relay.Options{Sources: map[string]relay.Source{"uber": uber}, Now: clock.Now,
+	uber := &fakeSource{quotes: []sources.Quote{quote("uberx", 5200, 6100)}}
+	_, c := newRelay(t, relay.Options{Sources: map[string]sources.Source{"uber": uber}, Now: clock.Now,
 		ActorLimit: limits.PerMinute(2), Limiter: limits.NewLocal(clock.Now)})
 	args := map[string]any{"pickup": jfk, "dropoff": timesSquare}
 	search(t, c, args)
@@ -35,8 +36,8 @@ func TestActorRateLimit(t *testing.T) {
 // cool-down keeps it out of the next search too.
 func TestProviderBudget(t *testing.T) {
 	clock := &fakeClock{t: time.Date(2025, 6, 18, 9, 0, 0, 0, time.UTC)}
-	uber := &fakeSource{quotes: []relay.Quote{quote("uberx", 5200, 6100)}}
-	_, c := newRelay(t, relay.Options{Sources: map[string]relay.Source{"uber": uber}, Now: clock.Now,
+	uber := &fakeSource{quotes: []sources.Quote{quote("uberx", 5200, 6100)}}
+	_, c := newRelay(t, relay.Options{Sources: map[string]sources.Source{"uber": uber}, Now: clock.Now,
 		ProviderBudget: limits.PerMinute(1), Limiter: limits.NewLocal(clock.Now)})
 	args := map[string]any{"pickup": jfk, "dropoff": timesSquare}
 	if res := search(t, c, args); len(res.Options) == 0 {

@@ -1,114 +1,253 @@
 package relay
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
 	"fmt"
-	"strconv"
+	"log/slog"
 	"time"
 
-	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/tridenttaxis/trident-mcp/client"
+	"github.com/tridenttaxis/trident-mcp/server/limits"
+	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
+	"github.com/tridenttaxis/trident-mcp/server/relay/registry"
+	"github.com/tridenttaxis/trident-mcp/server/relay/signing"
+	"github.com/tridenttaxis/trident-mcp/server/relay/sources"
+	"github.com/tridenttaxis/trident-mcp/server/relay/sources/lyft"
+	"github.com/tridenttaxis/trident-mcp/server/relay/sources/uber"
+	"github.com/tridenttaxis/trident-mcp/server/relay/store"
 )
 
-// errExpired is an option past its expires_at.
-var errExpired = errors.New("relay: option expired")
+// Defaults for the zero values of [Options].
+const (
+	// Path is where the Relay endpoint is served, beside Trident's /mcp.
+	Path = "/mcp/rides"
+	// MaxOptionTTL is the longest an option may live (the specification's
+	// five minutes), and OptionTTL's zero value.
+	MaxOptionTTL = 5 * time.Minute
+	// DefaultCallTimeout bounds one upstream call.
+	DefaultCallTimeout = 5 * time.Second
+	// MaxSources is how many eligible API sources one search queries.
+	MaxSources = 2
+	// DefaultLimit is search_rides' limit when the call gives none.
+	DefaultLimit = 6
+	// DefaultActorPerMinute and DefaultProviderPerMinute are Relay's
+	// limits (RELAY_RATE_LIMIT, RELAY_PROVIDER_BUDGET). The actor limit
+	// covers every tool call of one caller; the budget every upstream
+	// request to one provider, from all callers.
+	DefaultActorPerMinute    = 300
+	DefaultProviderPerMinute = 600
+)
 
-// requestScope is the digest of what an option answers (route and party
-// size), so that compare_rides never ranks prices for different trips
-// against each other.
-func requestScope(t Trip) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s,%s;%s,%s;%d",
-		coordinateText(t.Pickup.Latitude), coordinateText(t.Pickup.Longitude),
-		coordinateText(t.Dropoff.Latitude), coordinateText(t.Dropoff.Longitude), t.PartySize)
-	return "rs_" + hex.EncodeToString(h.Sum(nil)[:12])
+// Options configures the Relay endpoint. A nil *Options, and every zero
+// field, means the documented default, so that New(nil) is Relay with no
+// priced source: every provider's browser handoff, journeys in a temporary
+// store, signed with a key of this process.
+type Options struct {
+	// ResourceURL is the endpoint's canonical resource URI
+	// (RELAY_RESOURCE_URL). Zero: the host's public base URL + [Path].
+	ResourceURL string
+
+	// ProvidersFile is the operator's provider registry
+	// (RELAY_PROVIDERS_FILE), read by [registry.Load]. Zero: the shipped
+	// contracts/relay/providers.json.
+	ProvidersFile string
+	// Registry is a provider registry already loaded; it takes the place
+	// of ProvidersFile. Zero: ProvidersFile's.
+	Registry *registry.Registry
+
+	// TridentURL is the Trident endpoint Relay prices with
+	// (RELAY_TRIDENT_URL; the binary's default is its own /mcp on
+	// loopback), through the generated client. Zero: no Trident source, so
+	// a search reports Trident not_eligible (disabled on this server).
+	TridentURL string
+	// TridentCredentials are Relay's own client credentials for TridentURL
+	// in OAuth mode (RELAY_TRIDENT_CLIENT_ID and the rest): each call
+	// carries a client-credentials token for Trident's resource, never the
+	// caller's token. Zero: Relay calls Trident without a token.
+	TridentCredentials *sources.TridentCredentials
+	// TridentInternalToken is the host's internal token
+	// ([github.com/tridenttaxis/trident-mcp/server.Options.InternalToken]),
+	// sent on every call to TridentURL so that those calls skip Trident's
+	// per-client rate limit (RATE_LIMIT=seed: estimate_fare 30 a minute, 2
+	// at once), which is for outside callers: a search asks estimate_fare
+	// once per vehicle class, and every caller's search would share one
+	// bucket, Relay's. Relay's own limits bound those calls (ActorLimit,
+	// ProviderBudget). Give it only when TridentURL is this host's own
+	// /mcp: a Trident elsewhere must never see it. Zero: none sent.
+	TridentInternalToken string
+
+	// Uber configures Uber's price estimates (UBER_API_URL,
+	// UBER_ACCESS_TOKEN), when the registry lists Uber. Zero: Uber is not
+	// queried, and a search reports it credentials_required.
+	Uber uber.Config
+	// Lyft configures Lyft's cost estimates (LYFT_API_URL, LYFT_CLIENT_ID,
+	// LYFT_CLIENT_SECRET), when the registry lists Lyft. Zero: Lyft is not
+	// queried, and a search reports it credentials_required.
+	Lyft lyft.Config
+
+	// Sources add API sources by provider id, or replace those the fields
+	// above configure (tests, other providers). Each must be an api
+	// provider of the registry. A registry provider of kind api with no
+	// source is not queried: credentials_required when its registry entry
+	// names credentials, not_eligible (disabled by configuration) when it
+	// needs none. Zero: only those of TridentURL, Uber and Lyft.
+	Sources map[string]sources.Source
+
+	// Keys sign and verify options and contexts (RELAY_SIGNING_KEYS,
+	// parsed by [signing.ParseKeys]); replicas share them. Zero:
+	// [signing.RandomKeys], with a warning in the log: nothing issued
+	// verifies after a restart or on another replica.
+	Keys *signing.Keys
+
+	// OptionTTL is an option's lifetime (RELAY_OPTION_TTL). Zero:
+	// [MaxOptionTTL]; above it, or negative, New fails.
+	OptionTTL time.Duration
+
+	// CallTimeout bounds each upstream call. Zero: [DefaultCallTimeout].
+	CallTimeout time.Duration
+
+	// Now is the clock for issuing and expiring options and for the
+	// in-process cool-downs. Zero: time.Now.
+	Now func() time.Time
+
+	// Logger receives source failures and warnings; never credentials.
+	// Zero: slog.Default().
+	Logger *slog.Logger
+
+	// NewID mints the ids of sessions, journeys, intents, requests and
+	// options from a prefix ("ses", "opt", ...). Zero: prefix_ and 128
+	// random bits in hex. Tests set a counter to make answers reproducible.
+	NewID func(prefix string) string
+
+	// Redis is the Redis every replica shares (REDIS_URL): with it, Limiter
+	// defaults to [limits.Redis] over it, and a provider's cool-down after a
+	// 429 is kept there too ([limits.RedisCooldowns]), so every replica
+	// leaves the provider alone until its Retry-After passes. The caller
+	// owns the client and closes it after the endpoint. Give it one from
+	// [limits.Connect]: its calls are bounded (REDIS_TIMEOUT) and fail at
+	// once while Redis does not answer, so a hung Redis does not stall
+	// Relay's calls. Zero: limits and cool-downs in process only.
+	Redis redis.UniversalClient
+	// RedisPrefix keeps Relay's keys apart from the other endpoints' and
+	// deployments' on a shared Redis (the binary's is REDIS_KEY_PREFIX +
+	// "relay:"). Zero: no prefix.
+	RedisPrefix string
+
+	// Limiter counts the per-actor limit and the per-provider budgets.
+	// Zero: [limits.Redis] over Redis when it is set, else [limits.Local]
+	// on the wall clock.
+	Limiter limits.Limiter
+	// ActorLimit is each caller's limit over all tools (RELAY_RATE_LIMIT).
+	// Zero: [DefaultActorPerMinute] a minute; a negative Rate: no limit.
+	ActorLimit limits.Limit
+	// ProviderBudget is each provider's limit of upstream requests, from
+	// all callers (RELAY_PROVIDER_BUDGET). Zero:
+	// [DefaultProviderPerMinute] a minute.
+	ProviderBudget limits.Limit
+
+	// Store keeps sessions, journeys, intents, connector reports and
+	// events; the caller closes it after the endpoint (several endpoints
+	// may share one). Zero: the store DatabaseURL opens.
+	Store store.Store
+	// DatabaseURL is the store New opens when Store is zero
+	// (RELAY_DATABASE_URL: sqlite:PATH, or postgres://… for several
+	// replicas; migrations run), closed with the endpoint. Zero, with no
+	// Store: SQLite in a temporary directory for this process only, with a
+	// warning.
+	DatabaseURL string
+
+	// Retention is how long the store keeps what has been idle
+	// (RELAY_RETENTION); a background [store.Purger] deletes the rest.
+	// Zero: no purger (the caller runs its own, or keeps everything).
+	Retention time.Duration
 }
 
-// timestamp writes t as RFC 3339 in UTC to the second: the one spelling
-// options carry, so the signed bytes are the shown bytes.
-func timestamp(t time.Time) string { return t.UTC().Truncate(time.Second).Format(time.RFC3339) }
-
-// issue turns a source's quote into a signed option bound to b. It expires
-// at the option TTL or the provider's deadline, whichever is first.
-func (s *Server) issue(b Binding, p Provider, trip Trip, q Quote) (mcptypes.RideOption, error) {
-	now := s.now().UTC().Truncate(time.Second)
-	exp := now.Add(s.ttl)
-	if !q.Deadline.IsZero() && q.Deadline.Before(exp) {
-		exp = q.Deadline.UTC().Truncate(time.Second)
+// resolve fills the defaults New needs before it opens anything: the clock,
+// the log, the ids, the keys, the lifetimes and the registry, so that a
+// misconfigured endpoint stops at start-up with the setting to fix.
+func (o *Options) resolve() (Options, error) {
+	var r Options
+	if o != nil {
+		r = *o
 	}
-	mode := q.DataMode
-	if mode == "" {
-		mode = mcptypes.RideOptionDataModeUnknown
-		if p.API != nil && p.API.DataMode != "" {
-			mode = mcptypes.RideOptionDataMode(p.API.DataMode)
+	switch {
+	case r.OptionTTL == 0:
+		r.OptionTTL = MaxOptionTTL
+	case r.OptionTTL < 0 || r.OptionTTL > MaxOptionTTL:
+		return r, fmt.Errorf("relay: RELAY_OPTION_TTL=%s: want a duration above 0 and at most %s", r.OptionTTL, MaxOptionTTL)
+	}
+	if r.CallTimeout <= 0 {
+		r.CallTimeout = DefaultCallTimeout
+	}
+	if r.Now == nil {
+		r.Now = time.Now
+	}
+	if r.Logger == nil {
+		r.Logger = slog.Default()
+	}
+	if r.NewID == nil {
+		r.NewID = randomID
+	}
+	if r.Keys == nil {
+		r.Logger.Warn("relay: RELAY_SIGNING_KEYS is not set: signing with a random key for this process only; options and contexts will not verify after a restart or on another replica")
+		r.Keys = signing.RandomKeys()
+	}
+	if r.Registry == nil {
+		reg, err := registry.Load(r.ProvidersFile)
+		if err != nil {
+			return r, err
+		}
+		r.Registry = reg
+	}
+	return r, nil
+}
+
+// sources are the API sources r configures, by provider id: Trident at
+// TridentURL, Uber and Lyft when their credentials are set (a provider the
+// registry does not list is left out), then r.Sources over them. Each must
+// be an api provider of the registry.
+func (r *Options) sources() (map[string]sources.Source, error) {
+	out := map[string]sources.Source{}
+	if _, listed := r.Registry.Lookup("trident"); listed && r.TridentURL != "" {
+		var access []client.Option
+		if r.TridentCredentials != nil {
+			access = append(access, client.WithTokenSource(sources.NewTridentTokenSource(*r.TridentCredentials)))
+		}
+		if r.TridentInternalToken != "" {
+			access = append(access, client.WithHeader(mcphttp.InternalCallerHeader, r.TridentInternalToken))
+		}
+		src, err := sources.NewTrident(r.TridentURL, access...)
+		if err != nil {
+			return nil, err
+		}
+		out["trident"] = src
+	}
+	if _, listed := r.Registry.Lookup(uber.Provider); listed {
+		c, err := uber.New(r.Uber, nil)
+		if err != nil {
+			return nil, err
+		}
+		if c.Configured() {
+			out[uber.Provider] = sources.EstimatorSource{Estimator: c, Operation: "GET " + uber.PricePath}
 		}
 	}
-	var party *int64
-	if trip.PartySize > 0 {
-		n := int64(trip.PartySize)
-		party = &n
-	}
-	o := mcptypes.RideOption{
-		OptionID:        s.newID("opt"),
-		Provider:        p.ID,
-		Product:         q.Product,
-		Price:           q.Price,
-		DataMode:        mode,
-		RequestScope:    requestScope(trip),
-		Request:         mcptypes.RideRequest{Pickup: trip.Pickup, Dropoff: trip.Dropoff, PartySize: party},
-		DurationSeconds: q.DurationSeconds,
-		DistanceMeters:  q.DistanceMeters,
-		EtaSeconds:      q.ETASeconds,
-		ProviderText:    mcptypes.ProviderText{Title: untrusted(q.Title, 200), Description: untrusted(q.Description, 1000)},
-		Attribution:     p.Attribution,
-		IssuedAt:        timestamp(now),
-		ExpiresAt:       timestamp(exp),
-	}
-	if name := untrusted(o.Product.Name, 128); name != nil {
-		o.Product.Name = *name
-	} else {
-		o.Product.Name = o.Product.ID
-	}
-	return o, s.keys.SignOption(b, &o)
-}
-
-// verifyOption checks that o is unchanged since Relay issued it for b and
-// has not expired.
-func (s *Server) verifyOption(b Binding, o mcptypes.RideOption) error {
-	if err := s.keys.VerifyOption(b, o); err != nil {
-		return err
-	}
-	exp, err := time.Parse(time.RFC3339, o.ExpiresAt)
-	if err != nil {
-		return fmt.Errorf("relay: expires_at: %w", err)
-	}
-	if !s.now().Before(exp) {
-		return errExpired
-	}
-	return nil
-}
-
-// tripOf is the trip an option answers, as signed into it.
-func (s *Server) tripOf(p Provider, o mcptypes.RideOption) Trip {
-	t := Trip{Pickup: o.Request.Pickup, Dropoff: o.Request.Dropoff}
-	if o.Request.PartySize != nil {
-		t.PartySize = int(*o.Request.PartySize)
-	}
-	t.Products = productsFor(p, t.PartySize)
-	return t
-}
-
-// productsFor lists the registry's products of p that seat party (all
-// when party is 0).
-func productsFor(p Provider, party int) []ProductEntry {
-	var out []ProductEntry
-	for _, pr := range p.Products {
-		if party == 0 || pr.Capacity >= party {
-			out = append(out, pr)
+	if _, listed := r.Registry.Lookup(lyft.Provider); listed {
+		c, err := lyft.New(r.Lyft, nil)
+		if err != nil {
+			return nil, err
+		}
+		if c.Configured() {
+			out[lyft.Provider] = sources.EstimatorSource{Estimator: c, Operation: "GET " + lyft.CostPath}
 		}
 	}
-	return out
+	for id, src := range r.Sources {
+		out[id] = src
+	}
+	for id := range out {
+		if p, ok := r.Registry.Lookup(id); !ok || p.Kind != "api" {
+			return nil, fmt.Errorf("relay: source %q is not an api provider of the registry", id)
+		}
+	}
+	return out, nil
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }

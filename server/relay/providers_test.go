@@ -8,23 +8,20 @@ import (
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/internal/fakeproviders"
 	"github.com/tridenttaxis/trident-mcp/server/relay"
+	lyftapi "github.com/tridenttaxis/trident-mcp/server/relay/sources/lyft"
+	uberapi "github.com/tridenttaxis/trident-mcp/server/relay/sources/uber"
 )
 
-// uberLyft configures Relay from the environment with Uber and Lyft
-// pointed at fakes that speak their APIs, and Trident off.
+// uberLyft configures Relay with Uber and Lyft pointed at fakes that speak
+// their APIs, and Trident off.
 func uberLyft(t *testing.T) (*fakeproviders.Uber, *fakeproviders.Lyft, func(map[string]any) mcptypes.SearchRidesResult) {
 	uber := fakeproviders.NewUber(t, "uber-token")
 	lyft := fakeproviders.NewLyft(t, "lyft-id", "lyft-secret")
-	o, err := relay.OptionsFromEnv(env(map[string]string{
-		"RELAY_TRIDENT_URL": "",
-		"UBER_API_URL":      uber.URL, "UBER_ACCESS_TOKEN": "uber-token",
-		"LYFT_API_URL": lyft.URL, "LYFT_CLIENT_ID": "lyft-id", "LYFT_CLIENT_SECRET": "lyft-secret",
-	}), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	o.CallTimeout = 300 * time.Millisecond
-	_, c := newRelay(t, *o)
+	_, c := newRelay(t, relay.Options{
+		Uber:        uberapi.Config{BaseURL: uber.URL, AccessToken: "uber-token"},
+		Lyft:        lyftapi.Config{BaseURL: lyft.URL, ClientID: "lyft-id", ClientSecret: "lyft-secret"},
+		CallTimeout: 300 * time.Millisecond,
+	})
 	return uber, lyft, func(extra map[string]any) mcptypes.SearchRidesResult {
 		args := map[string]any{"pickup": jfk, "dropoff": timesSquare, "party_size": 2}
 		for k, v := range extra {

@@ -24,7 +24,7 @@ const (
 
 // routes registers Relay's plain HTTP documents and its connector reports
 // on the host's mux.
-func (s *Server) routes(m mcphttp.Mount, mux *http.ServeMux) error {
+func (s *endpoint) routes(m mcphttp.Mount, mux *http.ServeMux) error {
 	if err := s.mountConnectors(m, mux); err != nil {
 		return err
 	}

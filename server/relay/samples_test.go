@@ -18,6 +18,8 @@ import (
 
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/server/relay"
+	"github.com/tridenttaxis/trident-mcp/server/relay/registry"
+	"github.com/tridenttaxis/trident-mcp/server/relay/sources"
 )
 
 var update = flag.Bool("update", false, "rewrite contracts/relay/samples from the server's answers")
@@ -60,11 +62,11 @@ func sampleServer(tb testing.TB, o relay.Options) rpc {
 	o.Keys = mustKeys(tb, sampleKeys)
 	o.Now = func() time.Time { return dayClock }
 	o.Logger = discard
-	s, err := relay.New(&o)
+	ep, err := relay.New(&o)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	url, hc := hostURL(tb, s)
+	url, hc := hostURL(tb, ep)
 	return rpc{url: url, hc: hc}
 }
 
@@ -114,12 +116,7 @@ func TestSamples(t *testing.T) {
 	add := func(name, desc, code string, req, resp json.RawMessage) {
 		files[name] = sampleFile{Description: desc, ErrorCode: code, HTTP: map[string]int{"status": 200}, Request: req, Response: resp}
 	}
-	tridentURL := startTrident(t)
-	tsrc, err := relay.NewTridentSource(tridentURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := sampleServer(t, relay.Options{Sources: map[string]relay.Source{"trident": tsrc}, NewID: counterIDs("a")})
+	a := sampleServer(t, relay.Options{TridentURL: startTrident(t), NewID: counterIDs("a")})
 	route := map[string]any{"pickup": helensburgh, "dropoff": glasgowAir, "party_size": 2}
 	req, resp, sc := a.call(t, "search_rides", route)
 	add("search_rides.success", "search_rides between Helensburgh Central Station's and Glasgow Airport's coordinates: status ok, one signed Trident option per vehicle class that seats the party (the executive option by day is 6240 GBP minor units, basis fixed), beside the providers' browser handoffs.", "", req, resp)
@@ -150,15 +147,15 @@ func TestSamples(t *testing.T) {
 
 	// Uber and Lyft behind fakes: Lyft fails, so the search is partial;
 	// then Uber answers 429 and its cool-down refuses the next refresh.
-	uber := &fakeSource{quotes: []relay.Quote{quote("uberx", 5200, 6100), quote("comfort", 6400, 7600)}}
-	lyft := &fakeSource{err: &relay.SourceError{Code: "upstream_error", Message: "Lyft is unavailable", HTTPStatus: 503}}
+	uber := &fakeSource{quotes: []sources.Quote{quote("uberx", 5200, 6100), quote("comfort", 6400, 7600)}}
+	lyft := &fakeSource{err: &sources.Error{Code: "upstream_error", Message: "Lyft is unavailable", HTTPStatus: 503}}
 	bIDs := counterIDs("b")
 	shared := testStore(t, bIDs) // c and d continue b's journey: the configuration changed, not the database
-	b := sampleServer(t, relay.Options{Sources: map[string]relay.Source{"uber": uber, "lyft": lyft}, NewID: bIDs, Store: shared})
+	b := sampleServer(t, relay.Options{Sources: map[string]sources.Source{"uber": uber, "lyft": lyft}, NewID: bIDs, Store: shared})
 	req, resp, sc = b.call(t, "search_rides", map[string]any{"pickup": jfk, "dropoff": timesSquare, "party_size": 2})
 	add("search_rides.partial", "search_rides with Uber and Lyft configured (test doubles answering in test data mode): Lyft fails with 503, so the status is partial with Uber's options and Lyft's sanitised error.", "", req, resp)
 	ny := unmarshal[mcptypes.SearchRidesResult](t, sc)
-	uber.err, uber.quotes = &relay.SourceError{Code: "rate_limited", Message: "Uber is rate limiting Relay", HTTPStatus: 429, RetryAfter: 30 * time.Second}, nil
+	uber.err, uber.quotes = &sources.Error{Code: "rate_limited", Message: "Uber is rate limiting Relay", HTTPStatus: 429, RetryAfter: 30 * time.Second}, nil
 	req, resp, _ = b.call(t, "resolve_ride", map[string]any{"option": ny.Options[0], "context": ny.RelayContext})
 	add("resolve_ride.partial", "resolve_ride when Uber answers 429 with Retry-After: 30: a failed refresh returns no option, and never confirms the old price.", "", req, resp)
 	req, resp, _ = b.call(t, "resolve_ride", map[string]any{"option": ny.Options[0], "context": ny.RelayContext})
@@ -166,8 +163,8 @@ func TestSamples(t *testing.T) {
 	c := sampleServer(t, relay.Options{NewID: counterIDs("c"), Store: shared})
 	req, resp, _ = c.call(t, "resolve_ride", map[string]any{"option": ny.Options[0], "context": ny.RelayContext})
 	add("errors/credentials_required", "resolve_ride of an Uber option on a server without Uber credentials: credentials_required.", "RELAY_CREDENTIALS_REQUIRED", req, resp)
-	reg := registryWith(t, "uber", func(p *relay.Provider) { p.API.Authorized = ptr(false) })
-	d := sampleServer(t, relay.Options{Registry: reg, Sources: map[string]relay.Source{"uber": uber}, NewID: counterIDs("d"), Store: shared})
+	reg := registryWith(t, "uber", func(p *registry.Provider) { p.API.Authorized = ptr(false) })
+	d := sampleServer(t, relay.Options{Registry: reg, Sources: map[string]sources.Source{"uber": uber}, NewID: counterIDs("d"), Store: shared})
 	req, resp, _ = d.call(t, "resolve_ride", map[string]any{"option": ny.Options[0], "context": ny.RelayContext})
 	add("errors/api_authorization_required", "resolve_ride of an Uber option where the operator's registry marks Uber without API authorization: api_authorization_required.", "RELAY_API_AUTHORIZATION_REQUIRED", req, resp)
 

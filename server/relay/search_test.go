@@ -12,23 +12,27 @@ import (
 	tridentclient "github.com/tridenttaxis/trident-mcp/client/trident"
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
 	tridenttypes "github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
 	"github.com/tridenttaxis/trident-mcp/server/relay"
+	"github.com/tridenttaxis/trident-mcp/server/relay/registry"
+	"github.com/tridenttaxis/trident-mcp/server/relay/signing"
+	"github.com/tridenttaxis/trident-mcp/server/relay/sources"
 )
 
-func newRelay(tb testing.TB, o relay.Options) (*relay.Server, *client.Client) {
+func newRelay(tb testing.TB, o relay.Options) (*mcphttp.Endpoint, *client.Client) {
 	tb.Helper()
 	s := mustRelay(tb, o)
 	return s, serve(tb, s)
 }
 
 // mustRelay builds a Relay server with the test keys and a quiet log.
-func mustRelay(tb testing.TB, o relay.Options) *relay.Server {
+func mustRelay(tb testing.TB, o relay.Options) *mcphttp.Endpoint {
 	tb.Helper()
 	if o.Logger == nil {
 		o.Logger = discard
 	}
 	if o.Keys == nil {
-		k, err := relay.ParseKeys("k1:" + strings.Repeat("A", 43))
+		k, err := signing.ParseKeys("k1:" + strings.Repeat("A", 43))
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -41,16 +45,13 @@ func mustRelay(tb testing.TB, o relay.Options) *relay.Server {
 	return s
 }
 
-func tridentRelay(tb testing.TB, o relay.Options) (*relay.Server, *client.Client, string) {
+// tridentRelay is Relay priced by a real Trident over HTTP
+// (Options.TridentURL); it returns Trident's URL too.
+func tridentRelay(tb testing.TB, o relay.Options) (*mcphttp.Endpoint, *client.Client, string) {
 	tb.Helper()
-	url := startTrident(tb)
-	src, err := relay.NewTridentSource(url)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	o.Sources = map[string]relay.Source{"trident": src}
+	o.TridentURL = startTrident(tb)
 	s, c := newRelay(tb, o)
-	return s, c, url
+	return s, c, o.TridentURL
 }
 
 func statusOf(out mcptypes.SearchRidesResult, id string) mcptypes.ProviderStatus {
@@ -203,11 +204,7 @@ func TestTridentFailures(t *testing.T) {
 		"Trident down":           {down.URL + "/mcp", "upstream_error"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			src, err := relay.NewTridentSource(tc.url)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, c := newRelay(t, relay.Options{Sources: map[string]relay.Source{"trident": src}})
+			_, c := newRelay(t, relay.Options{TridentURL: tc.url})
 			// From Helensburgh (in Trident's area) to Paris, outside the UK
 			// its geocoder serves.
 			out := search(t, c, map[string]any{"pickup": helensburgh, "dropoff": mcptypes.Coordinates{Latitude: 48.8566, Longitude: 2.3522}})
@@ -225,11 +222,11 @@ func TestTridentFailures(t *testing.T) {
 }
 
 func TestRequiredInputsFromTheRegistry(t *testing.T) {
-	reg := registryWith(t, "uber", func(p *relay.Provider) {
+	reg := registryWith(t, "uber", func(p *registry.Provider) {
 		p.API.RequiredInputs = []string{"party_size"} // the ends are required anyway
 	})
-	src := &fakeSource{quotes: []relay.Quote{quote("uberx", 1, 2)}}
-	_, c := newRelay(t, relay.Options{Registry: reg, Sources: map[string]relay.Source{"uber": src}})
+	src := &fakeSource{quotes: []sources.Quote{quote("uberx", 1, 2)}}
+	_, c := newRelay(t, relay.Options{Registry: reg, Sources: map[string]sources.Source{"uber": src}})
 	for _, tc := range []struct {
 		args map[string]any
 		want []string

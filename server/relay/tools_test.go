@@ -4,18 +4,26 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/tridenttaxis/trident-mcp/client"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tridenttaxis/trident-mcp/client"
+	relaycontracts "github.com/tridenttaxis/trident-mcp/contracts/relay"
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
 	"github.com/tridenttaxis/trident-mcp/server/relay"
+	"github.com/tridenttaxis/trident-mcp/server/relay/signing"
+	"github.com/tridenttaxis/trident-mcp/server/relay/sources"
 )
 
 func TestToolsListServesTheContract(t *testing.T) {
-	s, c := newRelay(t, relay.Options{})
+	_, c := newRelay(t, relay.Options{})
+	manifest, err := relaycontracts.Set.Manifest()
+	if err != nil {
+		t.Fatal(err)
+	}
 	tools, err := c.ListTools(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -28,7 +36,7 @@ func TestToolsListServesTheContract(t *testing.T) {
 		if tool.Name != names[i] {
 			t.Errorf("tool %d = %s, want %s (by name)", i, tool.Name, names[i])
 		}
-		ct := s.Manifest().Tools[slices.Index(mcptypes.ToolNames, tool.Name)]
+		ct := manifest.Tools[slices.Index(mcptypes.ToolNames, tool.Name)]
 		in, _ := ct.Input()
 		if !jsonEqual(unmarshal[any](t, in), unmarshal[any](t, tool.InputSchema)) {
 			t.Errorf("%s: inputSchema differs from %s", tool.Name, ct.InputSchema)
@@ -158,9 +166,9 @@ func TestInvalidContext(t *testing.T) {
 	})
 }
 
-func mustKeys(tb testing.TB, s string) *relay.Keys {
+func mustKeys(tb testing.TB, s string) *signing.Keys {
 	tb.Helper()
-	k, err := relay.ParseKeys(s)
+	k, err := signing.ParseKeys(s)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -168,9 +176,9 @@ func mustKeys(tb testing.TB, s string) *relay.Keys {
 }
 
 // fakeRelay has Uber and Lyft backed by fakes (USD ranges, test data).
-func fakeRelay(tb testing.TB, clock *fakeClock, uber, lyft *fakeSource) (*relay.Server, *client.Client) {
+func fakeRelay(tb testing.TB, clock *fakeClock, uber, lyft *fakeSource) (*mcphttp.Endpoint, *client.Client) {
 	tb.Helper()
-	src := map[string]relay.Source{}
+	src := map[string]sources.Source{}
 	if uber != nil {
 		src["uber"] = uber
 	}
@@ -193,8 +201,8 @@ func nySearch(tb testing.TB, c *client.Client, extra map[string]any) mcptypes.Se
 }
 
 func TestCompareGroupsAndOrders(t *testing.T) {
-	uber := &fakeSource{quotes: []relay.Quote{quote("uberx", 5200, 6100), quote("black", 9000, 11000), quote("pool", 3100, 3900)}}
-	lyft := &fakeSource{quotes: []relay.Quote{quote("lyft", 4800, 5900)}}
+	uber := &fakeSource{quotes: []sources.Quote{quote("uberx", 5200, 6100), quote("black", 9000, 11000), quote("pool", 3100, 3900)}}
+	lyft := &fakeSource{quotes: []sources.Quote{quote("lyft", 4800, 5900)}}
 	eur := quote("eur", 100, 200)
 	eur.Price.Currency = "EUR"
 	lyft.quotes = append(lyft.quotes, eur)
@@ -230,7 +238,7 @@ func TestCompareGroupsAndOrders(t *testing.T) {
 
 func TestInvalidOptionEverywhere(t *testing.T) {
 	clock := &fakeClock{t: dayClock}
-	uber := &fakeSource{quotes: []relay.Quote{quote("uberx", 5200, 6100)}}
+	uber := &fakeSource{quotes: []sources.Quote{quote("uberx", 5200, 6100)}}
 	_, c := fakeRelay(t, clock, uber, nil)
 	out := nySearch(t, c, nil)
 	opt, rc := out.Options[0], out.RelayContext
@@ -288,7 +296,7 @@ func TestProviderDeadlineShortensExpiry(t *testing.T) {
 	clock := &fakeClock{t: dayClock}
 	q := quote("uberx", 5200, 6100)
 	q.Deadline = dayClock.Add(20 * time.Second)
-	_, c := fakeRelay(t, clock, &fakeSource{quotes: []relay.Quote{q}}, nil)
+	_, c := fakeRelay(t, clock, &fakeSource{quotes: []sources.Quote{q}}, nil)
 	out := nySearch(t, c, nil)
 	if got := out.Options[0].ExpiresAt; got != "2025-06-18T09:00:20Z" {
 		t.Errorf("expires_at = %s, want the provider's deadline", got)
@@ -298,14 +306,14 @@ func TestProviderDeadlineShortensExpiry(t *testing.T) {
 func TestSlowAndFailingSourcesArePartial(t *testing.T) {
 	for name, bad := range map[string]*fakeSource{
 		"slow":    {block: true},
-		"failing": {err: &relay.SourceError{Code: "upstream_error", Message: "Lyft is unavailable", HTTPStatus: 503}},
+		"failing": {err: &sources.Error{Code: "upstream_error", Message: "Lyft is unavailable", HTTPStatus: 503}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			// The good source answers only once the bad one has been
 			// entered: the two are asked at the same time, not in turn.
 			entered := make(chan struct{}, 1)
 			bad.entered = entered
-			good := &fakeSource{quotes: []relay.Quote{quote("uberx", 5200, 6100)}, waitFor: make(chan struct{})}
+			good := &fakeSource{quotes: []sources.Quote{quote("uberx", 5200, 6100)}, waitFor: make(chan struct{})}
 			go func() { <-entered; close(good.waitFor) }()
 			_, c := fakeRelay(t, nil, good, bad)
 			out := nySearch(t, c, nil)
@@ -330,7 +338,7 @@ func TestSlowAndFailingSourcesArePartial(t *testing.T) {
 }
 
 func TestConcurrentSearches(t *testing.T) {
-	uber := &fakeSource{quotes: []relay.Quote{quote("uberx", 5200, 6100)}}
+	uber := &fakeSource{quotes: []sources.Quote{quote("uberx", 5200, 6100)}}
 	lyft := &fakeSource{err: errors.New("connection refused")}
 	_, c := fakeRelay(t, nil, uber, lyft)
 	errs := make(chan error, 16)
@@ -354,10 +362,10 @@ func TestConcurrentSearches(t *testing.T) {
 }
 
 func TestAtMostTwoSourcesInRequestedOrder(t *testing.T) {
-	uber := &fakeSource{quotes: []relay.Quote{quote("uberx", 1, 2)}}
-	lyft := &fakeSource{quotes: []relay.Quote{quote("lyft", 1, 2)}}
-	tri := &fakeSource{quotes: []relay.Quote{quote("saloon", 1, 2)}}
-	_, c := newRelay(t, relay.Options{Sources: map[string]relay.Source{"uber": uber, "lyft": lyft, "trident": tri}})
+	uber := &fakeSource{quotes: []sources.Quote{quote("uberx", 1, 2)}}
+	lyft := &fakeSource{quotes: []sources.Quote{quote("lyft", 1, 2)}}
+	tri := &fakeSource{quotes: []sources.Quote{quote("saloon", 1, 2)}}
+	_, c := newRelay(t, relay.Options{Sources: map[string]sources.Source{"uber": uber, "lyft": lyft, "trident": tri}})
 	out := search(t, c, map[string]any{"pickup": helensburgh, "dropoff": glasgowAir, "providers": []string{"lyft", "trident", "uber"}})
 	if tri.calls.Load() != 1 || lyft.calls.Load() != 1 || uber.calls.Load() != 0 {
 		t.Errorf("calls: lyft %d trident %d uber %d; want the first two requested", lyft.calls.Load(), tri.calls.Load(), uber.calls.Load())

@@ -193,8 +193,7 @@ func TestUsageEndpointsAreServed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rides.Close()
-	srv, err := server.New(&server.Options{Logger: slog.New(slog.DiscardHandler)}, ep, rides.Endpoint())
+	srv, err := server.New(&server.Options{Logger: slog.New(slog.DiscardHandler)}, ep, rides)
 	if err != nil {
 		t.Fatal(err)
 	}

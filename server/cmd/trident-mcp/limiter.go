@@ -6,7 +6,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/tridenttaxis/trident-mcp/server/limits"
-	"github.com/tridenttaxis/trident-mcp/server/relay"
 )
 
 // openRedis opens the process's one Redis client when REDIS_URL is set, for
@@ -19,10 +18,10 @@ import (
 // costs a call that much at most, and one breaker that stops asking it for
 // a moment after a call failed (limits.Connect). A wrong URL or an
 // unreachable Redis stops the server at start.
-// It returns the options that hand the client to relay.FromEnv, and the
-// function that closes the client (a no-op without REDIS_URL), to be called
+// It returns the client (nil without REDIS_URL), for Relay's options, and
+// the function that closes it (a no-op without REDIS_URL), to be called
 // once, after the endpoints have closed.
-func openRedis(ctx context.Context, c *config) ([]relay.EnvOption, func() error, error) {
+func openRedis(ctx context.Context, c *config) (redis.UniversalClient, func() error, error) {
 	if c.redisURL == "" {
 		return nil, func() error { return nil }, nil
 	}
@@ -31,7 +30,7 @@ func openRedis(ctx context.Context, c *config) ([]relay.EnvOption, func() error,
 		return nil, nil, err
 	}
 	shareRedis(c, client)
-	return []relay.EnvOption{relay.WithRedis(client, c.redisPrefix+"relay:")}, client.Close, nil
+	return client, client.Close, nil
 }
 
 // shareRedis points Trident's limiter at client, when the limiter is on.

@@ -30,7 +30,8 @@
 //
 // Relay's settings (RELAY_SIGNING_KEYS, RELAY_DATABASE_URL, RELAY_RETENTION,
 // RELAY_RATE_LIMIT, RELAY_PROVIDER_BUDGET, UBER_*, LYFT_* and the others of
-// the vars table) are flags the same way, read by relay.FromEnv.
+// the vars table) are flags the same way, turned into relay.Options by
+// relayOptions (relaysettings.go).
 //
 // It logs JSON to stderr and shuts down gracefully on SIGTERM or SIGINT:
 // it reports not ready and keeps serving for SHUTDOWN_DELAY, then lets
@@ -62,14 +63,14 @@ import (
 
 	"github.com/tridenttaxis/trident-mcp/server"
 	"github.com/tridenttaxis/trident-mcp/server/auth"
-	"github.com/tridenttaxis/trident-mcp/server/trident/geo"
 	"github.com/tridenttaxis/trident-mcp/server/limits"
 	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
 	"github.com/tridenttaxis/trident-mcp/server/relay"
-	"github.com/tridenttaxis/trident-mcp/server/relay/providers/lyft"
-	"github.com/tridenttaxis/trident-mcp/server/relay/providers/uber"
+	"github.com/tridenttaxis/trident-mcp/server/relay/sources/lyft"
+	"github.com/tridenttaxis/trident-mcp/server/relay/sources/uber"
 	"github.com/tridenttaxis/trident-mcp/server/relay/store"
 	"github.com/tridenttaxis/trident-mcp/server/trident"
+	"github.com/tridenttaxis/trident-mcp/server/trident/geo"
 )
 
 func main() {
@@ -94,11 +95,16 @@ type config struct {
 	host     server.Options  // what every endpoint shares
 	trident  trident.Options // the Trident endpoint at /mcp
 
-	redisURL, redisPrefix string            // REDIS_URL, REDIS_KEY_PREFIX: the one Redis client (limiter.go)
-	redisTimeout          time.Duration     // REDIS_TIMEOUT: the budget of each of its calls
-	oauthIssuer           string            // OAUTH_ISSUER, flag or variable, for Relay's own token requests
-	relayFlags            map[string]string // Relay's settings given as flags, by variable
-	geo                   geo.Config        // built in run, with the server's logger
+	redisURL, redisPrefix string        // REDIS_URL, REDIS_KEY_PREFIX: the one Redis client (limiter.go)
+	redisTimeout          time.Duration // REDIS_TIMEOUT: the budget of each of its calls
+	geo                   geo.Config    // built in run, with the server's logger
+
+	// get is every setting's value (the flag, else the variable, else the
+	// default); given says whether a setting was given at all (a flag, even
+	// empty, or a variable, even empty). Relay's options are read through
+	// them (relayOptions), once the server listens.
+	get   func(env string) string
+	given func(env string) bool
 }
 
 // vars lists each setting: environment variable, flag, default and help;
@@ -132,7 +138,7 @@ var vars = []struct{ env, def, help string }{
 	{"SHUTDOWN_TIMEOUT", server.DefaultShutdownTimeout.String(), "then wait this long for calls in flight"},
 	{"READ_HEADER_TIMEOUT", server.DefaultReadHeaderTimeout.String(), "a client that takes longer to send its request headers is cut off (slow-loris)"},
 	{"FARE_CLOCK", "", "freeze the clock that picks the tariff band for calls without departAt at this RFC 3339 instant (replaying samples, demos); unset means real time"},
-	// Relay rides (/mcp/rides): read by relay.FromEnv, through relayLookup.
+	// Relay rides (/mcp/rides): turned into relay.Options (relaysettings.go).
 	{"RELAY_SIGNING_KEYS", "", "kid:base64key,... signing Relay's options and contexts; the first signs, all verify; replicas share it (default: a random key per process, with a warning)"},
 	{"RELAY_OPTION_TTL", relay.MaxOptionTTL.String(), "lifetime of a Relay option, at most " + relay.MaxOptionTTL.String()},
 	{"RELAY_RESOURCE_URL", "", "Relay's canonical resource URI (default $PUBLIC_BASE_URL/mcp/rides)"},
@@ -156,43 +162,6 @@ var vars = []struct{ env, def, help string }{
 // retentionDays writes a retention as RELAY_RETENTION's documented whole
 // days ("30d").
 func retentionDays(d time.Duration) string { return strconv.Itoa(int(d/(24*time.Hour))) + "d" }
-
-// relayVar tells the settings relay.FromEnv reads itself from the others.
-func relayVar(env string) bool {
-	return strings.HasPrefix(env, "RELAY_") || strings.HasPrefix(env, "UBER_") || strings.HasPrefix(env, "LYFT_")
-}
-
-// relayLookup is what relay.FromEnv reads its settings through: a flag given
-// on the command line (even empty: -relay-trident-url= disables the
-// source), else the environment, as lookup says it. The host's own
-// settings Relay reads are the host's values, flag or variable: REDIS_URL,
-// REDIS_KEY_PREFIX and REDIS_TIMEOUT (Relay is handed the host's client, openRedis, and
-// with -redis-url= it must not open one from the environment either), and
-// OAUTH_ISSUER, MCP_RESOURCE_URL and PUBLIC_BASE_URL (the token endpoint
-// and resource of Relay's own client-credentials token for Trident; the
-// base URL as the host settled it, from the listener when unset).
-func (c *config) relayLookup(lookup func(string) (string, bool)) func(string) (string, bool) {
-	return func(env string) (string, bool) {
-		switch env {
-		case "REDIS_URL":
-			return c.redisURL, c.redisURL != ""
-		case "REDIS_KEY_PREFIX":
-			return c.redisPrefix, true
-		case "REDIS_TIMEOUT":
-			return c.redisTimeout.String(), true
-		case "OAUTH_ISSUER":
-			return c.oauthIssuer, c.oauthIssuer != ""
-		case "MCP_RESOURCE_URL":
-			return c.trident.ResourceURL, c.trident.ResourceURL != ""
-		case "PUBLIC_BASE_URL":
-			return c.host.PublicBaseURL, c.host.PublicBaseURL != ""
-		}
-		if v, ok := c.relayFlags[env]; ok {
-			return v, true
-		}
-		return lookup(env)
-	}
-}
 
 func flagName(env string) string { return strings.ReplaceAll(strings.ToLower(env), "_", "-") }
 
@@ -249,17 +218,16 @@ func parseConfig(args []string, getenv func(string) string) (*config, error) {
 		return ""
 	}
 
-	c := &config{addr: get("ADDR"), stdio: *stdio, redisURL: get("REDIS_URL"), redisPrefix: get("REDIS_KEY_PREFIX"),
-		oauthIssuer: get("OAUTH_ISSUER"), relayFlags: map[string]string{}}
-	fs.Visit(func(f *flag.Flag) {
-		if v, ok := f.Value.(*setting); ok {
-			for _, row := range vars {
-				if flagName(row.env) == f.Name && relayVar(row.env) {
-					c.relayFlags[row.env] = v.value
-				}
-			}
+	flagged := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { flagged[f.Name] = true })
+	given := func(env string) bool {
+		if flagged[flagName(env)] || getenv(env) != "" {
+			return true
 		}
-	})
+		_, set := lookupEnv(env)
+		return set
+	}
+	c := &config{addr: get("ADDR"), stdio: *stdio, redisURL: get("REDIS_URL"), redisPrefix: get("REDIS_KEY_PREFIX"), get: get, given: given}
 	if err := c.logLevel.UnmarshalText([]byte(get("LOG_LEVEL"))); err != nil {
 		return nil, fmt.Errorf("LOG_LEVEL=%q: want debug, info, warn or error", get("LOG_LEVEL"))
 	}
@@ -327,7 +295,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if c.stdio {
 		return serveStdio(ctx, c, logger)
 	}
-	relayRedis, closeRedis, err := openRedis(ctx, c)
+	redisClient, closeRedis, err := openRedis(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -349,8 +317,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// Relay prices through this server's own /mcp; its calls there carry
 	// a secret of this process and skip Trident's per-client rate limit.
 	c.host.InternalToken = internalToken()
-	relayOpts := append(relayRedis, relay.WithInternalToken(c.host.InternalToken))
-	relayEP, err := relay.FromEnv(c.relayLookup(os.LookupEnv), relay.SelfMCPURL(c.addr), logger, relayOpts...)
+	relayOpts, err := relayOptions(c.get, c.given, relayHost{selfMCP: selfMCPURL(c.addr), internalToken: c.host.InternalToken,
+		publicBaseURL: c.host.PublicBaseURL, redis: redisClient, redisPrefix: c.redisPrefix, logger: logger})
+	if err != nil {
+		return err
+	}
+	relayEP, err := relay.New(relayOpts)
 	if err != nil {
 		return err
 	}

@@ -5,17 +5,41 @@ import (
 	"context"
 	"errors"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/tridenttaxis/trident-mcp/server/limits"
+	"github.com/tridenttaxis/trident-mcp/server/relay"
+	"github.com/tridenttaxis/trident-mcp/server/relay/sources"
+	"github.com/tridenttaxis/trident-mcp/server/relay/store"
 )
 
+// relayOptionsOf is what Relay is given for args and the environment
+// getenv reads, on a server whose own /mcp is at selfMCP.
+func relayOptionsOf(t *testing.T, args []string, getenv func(string) string) *relay.Options {
+	t.Helper()
+	c, err := parseConfig(args, getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := relayOptions(c.get, c.given, relayHost{selfMCP: selfMCP, internalToken: "host-token", publicBaseURL: c.host.PublicBaseURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+const selfMCP = "http://127.0.0.1:8080/mcp"
+
 // Relay's settings are flags too: -h lists them with their types and
-// defaults (never a secret's value), and relay.FromEnv reads a flag before
+// defaults (never a secret's value), and Relay's options take a flag over
 // the environment, an empty flag included.
 func TestRelayFlags(t *testing.T) {
 	env := map[string]string{"RELAY_SIGNING_KEYS": "k1:" + strings.Repeat("A", 43), "RELAY_PROVIDERS_FILE": "/from/env.json", "RELAY_TRIDENT_URL": "http://env/mcp"}
 	getenv := func(k string) string { return env[k] }
-	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 
 	out := helpWith(t, getenv)
 	for _, want := range []string{
@@ -31,23 +55,21 @@ func TestRelayFlags(t *testing.T) {
 		t.Error("-h prints the signing keys")
 	}
 
-	c, err := parseConfig([]string{"-relay-option-ttl", "30s", "-relay-trident-url="}, getenv)
-	if err != nil {
-		t.Fatal(err)
+	o := relayOptionsOf(t, []string{"-relay-option-ttl", "30s", "-relay-trident-url="}, getenv)
+	if o.OptionTTL != 30*time.Second || o.ProvidersFile != "/from/env.json" || o.ResourceURL != "" || o.Keys == nil {
+		t.Errorf("TTL %s (want the flag's 30s), providers file %q (want the environment's), resource %q (want none), keys %v (want the environment's)",
+			o.OptionTTL, o.ProvidersFile, o.ResourceURL, o.Keys)
 	}
-	get := c.relayLookup(lookup)
-	for _, tc := range []struct {
-		env, want string
-		set       bool
-	}{
-		{"RELAY_OPTION_TTL", "30s", true},                // a flag
-		{"RELAY_TRIDENT_URL", "", true},                  // an empty flag: set, and empty (the source disabled)
-		{"RELAY_PROVIDERS_FILE", "/from/env.json", true}, // no flag: the environment
-		{"RELAY_RESOURCE_URL", "", false},                // neither
-	} {
-		if v, set := get(tc.env); v != tc.want || set != tc.set {
-			t.Errorf("%s = %q, %v; want %q, %v", tc.env, v, set, tc.want, tc.set)
-		}
+	if o.TridentURL != "" || o.TridentInternalToken != "" {
+		t.Errorf("-relay-trident-url= gave Trident URL %q, internal token %q; want none (the source disabled)", o.TridentURL, o.TridentInternalToken)
+	}
+	// A Trident elsewhere never sees the host's internal token; this
+	// server's own does.
+	if o := relayOptionsOf(t, nil, getenv); o.TridentURL != "http://env/mcp" || o.TridentInternalToken != "" {
+		t.Errorf("RELAY_TRIDENT_URL set: %q, internal token %q; want the variable's, and no token", o.TridentURL, o.TridentInternalToken)
+	}
+	if o := relayOptionsOf(t, nil, func(string) string { return "" }); o.TridentURL != selfMCP || o.TridentInternalToken != "host-token" || o.OptionTTL != relay.MaxOptionTTL {
+		t.Errorf("nothing set: Trident %q, internal token %q, TTL %s; want this server's own /mcp with the host's token, and 5m", o.TridentURL, o.TridentInternalToken, o.OptionTTL)
 	}
 	var ue usageError
 	if _, err := parseConfig([]string{"-relay-option-ttl", "5"}, getenv); !errors.As(err, &ue) || !strings.Contains(err.Error(), "relay-option-ttl") {
@@ -65,7 +87,6 @@ func TestRelayStoreAndLimitFlags(t *testing.T) {
 		"RELAY_RATE_LIMIT":   "1000", "RELAY_RETENTION": "90d",
 	}
 	getenv := func(k string) string { return env[k] }
-	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 
 	out := helpWith(t, getenv)
 	for _, want := range []string{
@@ -89,22 +110,17 @@ func TestRelayStoreAndLimitFlags(t *testing.T) {
 		t.Errorf("redactURL of a password= query: %q", got)
 	}
 
-	c, err := parseConfig([]string{"-relay-rate-limit", "5", "-relay-provider-budget", "7", "-relay-database-url", "sqlite:/tmp/x.db", "-relay-retention", "12h"}, getenv)
-	if err != nil {
-		t.Fatal(err)
+	o := relayOptionsOf(t, []string{"-relay-rate-limit", "5", "-relay-provider-budget", "7", "-relay-database-url", "sqlite:/tmp/x.db", "-relay-retention", "12h"}, getenv)
+	if o.ActorLimit != limits.PerMinute(5) || o.ProviderBudget != limits.PerMinute(7) || o.DatabaseURL != "sqlite:/tmp/x.db" || o.Retention != 12*time.Hour {
+		t.Errorf("actor %+v, budget %+v, database %q, retention %s; want the flags' 5/min, 7/min, sqlite:/tmp/x.db, 12h", o.ActorLimit, o.ProviderBudget, o.DatabaseURL, o.Retention)
 	}
-	get := c.relayLookup(lookup)
-	for env, want := range map[string]string{"RELAY_RATE_LIMIT": "5", "RELAY_PROVIDER_BUDGET": "7", "RELAY_DATABASE_URL": "sqlite:/tmp/x.db", "RELAY_RETENTION": "12h"} {
-		if v, set := get(env); v != want || !set {
-			t.Errorf("%s = %q, %v; want the flag's %q", env, v, set, want)
-		}
+	o = relayOptionsOf(t, nil, getenv)
+	if o.Retention != 90*24*time.Hour || o.ActorLimit != limits.PerMinute(1000) || o.DatabaseURL != env["RELAY_DATABASE_URL"] {
+		t.Errorf("without flags: retention %s, actor %+v, database %q; want the environment's 90d, 1000/min and its URL", o.Retention, o.ActorLimit, o.DatabaseURL)
 	}
-	c, err = parseConfig(nil, getenv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v, _ := c.relayLookup(lookup)("RELAY_RETENTION"); v != "90d" {
-		t.Errorf("RELAY_RETENTION without a flag = %q, want the environment's 90d", v)
+	o = relayOptionsOf(t, []string{"-relay-rate-limit", "0", "-relay-database-url=", "-relay-retention="}, getenv)
+	if o.ActorLimit.Rate >= 0 || o.DatabaseURL != store.DefaultURL || o.Retention != store.DefaultRetention {
+		t.Errorf("-relay-rate-limit 0, empty store flags: actor %+v (want off), database %q, retention %s (want the defaults)", o.ActorLimit, o.DatabaseURL, o.Retention)
 	}
 
 	var ue usageError
@@ -124,14 +140,12 @@ func TestRelayStoreAndLimitFlags(t *testing.T) {
 // RELAY_DATABASE_URL), and so does -relay-provider-budget.
 func TestRelayFlagsReachTheServer(t *testing.T) {
 	dir := t.TempDir()
-	e := map[string]string{"ADDR": "127.0.0.1:0", "RELAY_DATABASE_URL": "sqlite:" + dir + "/env.db", "RELAY_TRIDENT_URL": ""}
+	e := map[string]string{"ADDR": "127.0.0.1:0", "RELAY_DATABASE_URL": "sqlite:" + dir + "/env.db", "RELAY_PROVIDER_BUDGET": "10"}
 	getenv := func(k string) string { return e[k] }
-	t.Setenv("RELAY_DATABASE_URL", e["RELAY_DATABASE_URL"]) // relay.FromEnv reads the process's environment
 	err := run(context.Background(), []string{"-relay-database-url", "mysql://db/relay"}, getenv, io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "RELAY_DATABASE_URL") || !strings.Contains(err.Error(), "mysql") {
 		t.Errorf("-relay-database-url mysql://…: %v, want the start stopped on the flag's store", err)
 	}
-	t.Setenv("RELAY_PROVIDER_BUDGET", "10")
 	err = run(context.Background(), []string{"-relay-provider-budget", "-1"}, getenv, io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), `RELAY_PROVIDER_BUDGET="-1"`) {
 		t.Errorf("-relay-provider-budget -1: %v, want the start stopped on the flag's value", err)
@@ -139,30 +153,17 @@ func TestRelayFlagsReachTheServer(t *testing.T) {
 }
 
 // Relay's client-credentials settings are flags too (the secret never in
-// -h), and Relay reads the host's OAuth issuer, resource and base URL as
+// -h), and Relay takes the host's OAuth issuer, resource and base URL as
 // the host has them, flags included: with everything given as flags and
 // nothing in the environment, Relay's token request is fully configured.
 func TestRelayTridentCredentialFlags(t *testing.T) {
-	getenv := func(string) string { return "" }
-	none := func(string) (string, bool) { return "", false }
-	c, err := parseConfig([]string{
+	o := relayOptionsOf(t, []string{
 		"-mcp-require-oauth=true", "-oauth-issuer", "https://issuer.example/auth/v1", "-public-base-url", "https://rides.example",
 		"-relay-trident-client-id", "relay", "-relay-trident-client-secret", "s3cret",
-	}, getenv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	get := c.relayLookup(none)
-	for env, want := range map[string]string{
-		"RELAY_TRIDENT_CLIENT_ID": "relay", "RELAY_TRIDENT_CLIENT_SECRET": "s3cret",
-		"OAUTH_ISSUER": "https://issuer.example/auth/v1", "PUBLIC_BASE_URL": "https://rides.example",
-	} {
-		if v, set := get(env); v != want || !set {
-			t.Errorf("%s = %q, %v; want %q through the flags", env, v, set, want)
-		}
-	}
-	if v, set := get("MCP_RESOURCE_URL"); set {
-		t.Errorf("MCP_RESOURCE_URL = %q, want unset (no flag, no variable)", v)
+	}, func(string) string { return "" })
+	want := sources.TridentCredentials{ClientID: "relay", ClientSecret: "s3cret", TokenURL: "https://issuer.example/auth/v1/oauth/token", Resource: "https://rides.example/mcp"}
+	if o.TridentCredentials == nil || !reflect.DeepEqual(*o.TridentCredentials, want) {
+		t.Errorf("credentials %+v, want %+v through the flags", o.TridentCredentials, want)
 	}
 
 	env := map[string]string{"RELAY_TRIDENT_CLIENT_SECRET": "hunter2"}
@@ -189,4 +190,72 @@ func helpWith(t *testing.T, getenv func(string) string) string {
 	var out bytes.Buffer
 	usage(&out, help.fs, getenv)
 	return out.String()
+}
+
+// Relay's Trident credentials: none without a client id; the token
+// endpoint from the issuer and the resource from the public base URL by
+// default; a half-set configuration is an error.
+func TestTridentCredentials(t *testing.T) {
+	env := func(kv ...string) func(string) string {
+		m := map[string]string{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return func(k string) string { return m[k] }
+	}
+	if c, err := tridentCredentials(env(), "http://h.example"); c != nil || err != nil {
+		t.Errorf("unset: %+v, %v; want neither", c, err)
+	}
+	c, err := tridentCredentials(env("RELAY_TRIDENT_CLIENT_ID", "r", "RELAY_TRIDENT_CLIENT_SECRET", "s", "OAUTH_ISSUER", "http://iss.example/auth/v1/"), "http://h.example")
+	if err != nil || c == nil || c.TokenURL != "http://iss.example/auth/v1/oauth/token" || c.Resource != "http://h.example/mcp" {
+		t.Errorf("defaults = %+v, %v", c, err)
+	}
+	c, err = tridentCredentials(env("RELAY_TRIDENT_CLIENT_ID", "r", "RELAY_TRIDENT_CLIENT_SECRET", "s", "RELAY_TRIDENT_TOKEN_URL", "http://t.example/token",
+		"MCP_RESOURCE_URL", "https://mcp.example/mcp"), "http://h.example")
+	if err != nil || c == nil || c.TokenURL != "http://t.example/token" || c.Resource != "https://mcp.example/mcp" {
+		t.Errorf("token URL and MCP_RESOURCE_URL = %+v, %v", c, err)
+	}
+	for name, e := range map[string]func(string) string{
+		"no secret": env("RELAY_TRIDENT_CLIENT_ID", "r"),
+		"no issuer": env("RELAY_TRIDENT_CLIENT_ID", "r", "RELAY_TRIDENT_CLIENT_SECRET", "s"),
+	} {
+		if _, err := tridentCredentials(e, "http://h.example"); err == nil || !strings.Contains(err.Error(), "RELAY_TRIDENT_CLIENT_ID") {
+			t.Errorf("%s: %v, want an error naming RELAY_TRIDENT_CLIENT_ID", name, err)
+		}
+	}
+	if _, err := tridentCredentials(env("RELAY_TRIDENT_CLIENT_ID", "r", "RELAY_TRIDENT_CLIENT_SECRET", "s", "OAUTH_ISSUER", "http://iss.example"), ""); err == nil {
+		t.Error("no resource: no error")
+	}
+}
+
+func TestSelfMCPURL(t *testing.T) {
+	for addr, want := range map[string]string{
+		":8080": "http://127.0.0.1:8080/mcp", "0.0.0.0:9000": "http://127.0.0.1:9000/mcp", "[::]:8080": "http://127.0.0.1:8080/mcp",
+		"127.0.0.1:8181": "http://127.0.0.1:8181/mcp", "[::1]:8080": "http://[::1]:8080/mcp", ":0": "", "nonsense": "",
+	} {
+		if got := selfMCPURL(addr); got != want {
+			t.Errorf("selfMCPURL(%q) = %q, want %q", addr, got, want)
+		}
+	}
+}
+
+// Relay takes the host's one Redis client, under its own prefix, and opens
+// none of its own; without REDIS_URL it has none.
+func TestRelayGetsTheHostsRedis(t *testing.T) {
+	c, err := parseConfig([]string{"-redis-key-prefix", "p:"}, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"}) // never dialled here
+	defer host.Close()
+	o, err := relayOptions(c.get, c.given, relayHost{redis: host, redisPrefix: c.redisPrefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Redis != host || o.RedisPrefix != "p:relay:" {
+		t.Errorf("Redis %v, prefix %q; want the host's client under p:relay:", o.Redis, o.RedisPrefix)
+	}
+	if o, _ := relayOptions(c.get, c.given, relayHost{}); o.Redis != nil {
+		t.Errorf("without the host's client: Redis %v, want none", o.Redis)
+	}
 }

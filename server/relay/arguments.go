@@ -1,0 +1,143 @@
+package relay
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/tridenttaxis/trident-mcp/contracts"
+	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/server/draft2020"
+)
+
+// inputSchemas are the compiled input schemas of the tools, by tool name.
+// Relay validates with a full Draft 2020-12 validator (pattern, oneOf and
+// date formats included) rather than Trident's Zod-worded subset, because
+// its refusal is an invalid_arguments result listing every offending field,
+// not a -32602 naming the first one.
+type inputSchemas map[string]*jsonschema.Schema
+
+func compileInputs(m *contracts.Manifest) (inputSchemas, error) {
+	out := inputSchemas{}
+	for _, t := range m.Tools {
+		raw, err := t.Input()
+		if err != nil {
+			return nil, err
+		}
+		s, err := draft2020.Compile(t.InputSchema, raw)
+		if err != nil {
+			return nil, fmt.Errorf("relay: %w", err)
+		}
+		out[t.Name] = s
+	}
+	return out, nil
+}
+
+// decode validates raw arguments against the tool's input schema and
+// unmarshals them into v. A failure is the invalid_arguments refusal with
+// every offending field.
+func (in inputSchemas) decode(tool string, raw json.RawMessage, v any) *refusal {
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		raw = json.RawMessage("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return invalidArguments(mcptypes.FieldProblem{Field: "", Reason: "arguments are not valid JSON"})
+	}
+	if at, ok := outOfRange(doc, ""); ok {
+		return invalidArguments(mcptypes.FieldProblem{Field: at, Reason: "number out of range"})
+	}
+	if err := in[tool].Validate(doc); err != nil {
+		var ve *jsonschema.ValidationError
+		if !errors.As(err, &ve) {
+			return invalidArguments(mcptypes.FieldProblem{Field: "", Reason: err.Error()})
+		}
+		return invalidArguments(fieldProblems(ve)...)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		// Valid per schema but beyond Go's range (an integer over int64).
+		return invalidArguments(mcptypes.FieldProblem{Field: "", Reason: err.Error()})
+	}
+	return nil
+}
+
+// fieldProblems flattens a validation error to its leaves, one per
+// instance location. A failed root oneOf (get_ride_booking_handoff's option
+// xor provider) is said in those words instead of the validator's.
+func fieldProblems(ve *jsonschema.ValidationError) []mcptypes.FieldProblem {
+	byField := map[string]string{}
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if strings.HasSuffix(e.KeywordLocation, "/oneOf") && e.InstanceLocation == "" && !strings.Contains(strings.TrimSuffix(e.KeywordLocation, "/oneOf"), "/") {
+			byField[""] = "give exactly one of option and provider"
+			return
+		}
+		if len(e.Causes) == 0 {
+			if _, seen := byField[e.InstanceLocation]; !seen {
+				byField[e.InstanceLocation] = e.Message
+			}
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	out := make([]mcptypes.FieldProblem, 0, len(byField))
+	for f, r := range byField {
+		out = append(out, mcptypes.FieldProblem{Field: f, Reason: r})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Field < out[j].Field })
+	return out
+}
+
+// outOfRange finds the first number of a decoded document (json.Number
+// leaves) that float64 cannot hold, and returns its JSON Pointer: one that
+// overflows it, such as 1e99999999999, or one that is not zero yet
+// underflows it, such as 1e-99999999999. JSON allows any exponent; no
+// argument of Relay means such a number, and the schema validator cannot
+// compare it: it reads a number exactly with math/big, which costs time in
+// the size of the exponent and fails beyond a million (the validator then
+// panics). So such a number is refused before validation, as an
+// out-of-range argument. A zero with any exponent (0e99999999999) is zero:
+// math/big reads it at once, and it passes.
+func outOfRange(doc any, at string) (string, bool) {
+	switch v := doc.(type) {
+	case json.Number:
+		if beyondFloat64(string(v)) {
+			return at, true
+		}
+	case map[string]any:
+		for k, e := range v {
+			if p, ok := outOfRange(e, at+"/"+strings.NewReplacer("~", "~0", "/", "~1").Replace(k)); ok {
+				return p, true
+			}
+		}
+	case []any:
+		for i, e := range v {
+			if p, ok := outOfRange(e, at+"/"+strconv.Itoa(i)); ok {
+				return p, true
+			}
+		}
+	}
+	return "", false
+}
+
+// beyondFloat64 reports whether the number literal s overflows float64 or,
+// not being zero, reads as 0. strconv is fast whatever the exponent.
+func beyondFloat64(s string) bool {
+	f, err := strconv.ParseFloat(s, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		return true
+	}
+	mantissa, _, _ := strings.Cut(strings.ToLower(s), "e")
+	return f == 0 && strings.ContainsAny(mantissa, "123456789")
+}

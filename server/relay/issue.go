@@ -1,0 +1,159 @@
+package relay
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/server/relay/registry"
+	"github.com/tridenttaxis/trident-mcp/server/relay/signing"
+	"github.com/tridenttaxis/trident-mcp/server/relay/sources"
+)
+
+// errExpired is an option past its expires_at.
+var errExpired = errors.New("relay: option expired")
+
+// requestScope is the digest of what an option answers (route and party
+// size), so that compare_rides never ranks prices for different trips
+// against each other.
+func requestScope(t sources.Trip) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s,%s;%s,%s;%d",
+		registry.FormatCoordinate(t.Pickup.Latitude), registry.FormatCoordinate(t.Pickup.Longitude),
+		registry.FormatCoordinate(t.Dropoff.Latitude), registry.FormatCoordinate(t.Dropoff.Longitude), t.PartySize)
+	return "rs_" + hex.EncodeToString(h.Sum(nil)[:12])
+}
+
+// timestamp writes t as RFC 3339 in UTC to the second: the one spelling
+// options carry, so the signed bytes are the shown bytes.
+func timestamp(t time.Time) string { return t.UTC().Truncate(time.Second).Format(time.RFC3339) }
+
+// issue turns a source's quote into a signed option bound to b. It expires
+// at the option TTL or the provider's deadline, whichever is first.
+func (s *endpoint) issue(b signing.Binding, p registry.Provider, trip sources.Trip, q sources.Quote) (mcptypes.RideOption, error) {
+	now := s.now().UTC().Truncate(time.Second)
+	exp := now.Add(s.ttl)
+	if !q.Deadline.IsZero() && q.Deadline.Before(exp) {
+		exp = q.Deadline.UTC().Truncate(time.Second)
+	}
+	mode := q.DataMode
+	if mode == "" {
+		mode = mcptypes.RideOptionDataModeUnknown
+		if p.API != nil && p.API.DataMode != "" {
+			mode = mcptypes.RideOptionDataMode(p.API.DataMode)
+		}
+	}
+	var party *int64
+	if trip.PartySize > 0 {
+		n := int64(trip.PartySize)
+		party = &n
+	}
+	o := mcptypes.RideOption{
+		OptionID:        s.newID("opt"),
+		Provider:        p.ID,
+		Product:         q.Product,
+		Price:           q.Price,
+		DataMode:        mode,
+		RequestScope:    requestScope(trip),
+		Request:         mcptypes.RideRequest{Pickup: trip.Pickup, Dropoff: trip.Dropoff, PartySize: party},
+		DurationSeconds: q.DurationSeconds,
+		DistanceMeters:  q.DistanceMeters,
+		EtaSeconds:      q.ETASeconds,
+		ProviderText:    mcptypes.ProviderText{Title: untrusted(q.Title, 200), Description: untrusted(q.Description, 1000)},
+		Attribution:     p.Attribution,
+		IssuedAt:        timestamp(now),
+		ExpiresAt:       timestamp(exp),
+	}
+	if name := untrusted(o.Product.Name, 128); name != nil {
+		o.Product.Name = *name
+	} else {
+		o.Product.Name = o.Product.ID
+	}
+	return o, s.keys.SignOption(b, &o)
+}
+
+// verifyOption checks that o is unchanged since Relay issued it for b and
+// has not expired.
+func (s *endpoint) verifyOption(b signing.Binding, o mcptypes.RideOption) error {
+	if err := s.keys.VerifyOption(b, o); err != nil {
+		return err
+	}
+	exp, err := time.Parse(time.RFC3339, o.ExpiresAt)
+	if err != nil {
+		return fmt.Errorf("relay: expires_at: %w", err)
+	}
+	if !s.now().Before(exp) {
+		return errExpired
+	}
+	return nil
+}
+
+// tripOf is the trip an option answers, as signed into it.
+func (s *endpoint) tripOf(p registry.Provider, o mcptypes.RideOption) sources.Trip {
+	t := sources.Trip{Pickup: o.Request.Pickup, Dropoff: o.Request.Dropoff}
+	if o.Request.PartySize != nil {
+		t.PartySize = int(*o.Request.PartySize)
+	}
+	t.Products = productsFor(p, t.PartySize)
+	return t
+}
+
+// productsFor lists the registry's products of p that seat party (all
+// when party is 0).
+func productsFor(p registry.Provider, party int) []registry.ProductEntry {
+	var out []registry.ProductEntry
+	for _, pr := range p.Products {
+		if party == 0 || pr.Capacity >= party {
+			out = append(out, pr)
+		}
+	}
+	return out
+}
+
+// untrusted cleans provider text (titles, descriptions) for the
+// provider_text field: invalid UTF-8, control and format characters
+// (including bidirectional overrides and zero-width joiners, which can hide
+// text from a reader) are removed, whitespace runs collapse to one space,
+// and the result is cut to max runes. It is carried as data in its own
+// field and never interpolated into text meant as instructions.
+func untrusted(s string, max int) *string {
+	var b strings.Builder
+	space := false
+	n := 0
+	for _, r := range strings.ToValidUTF8(s, "") {
+		if r == utf8.RuneError {
+			continue
+		}
+		if unicode.IsSpace(r) {
+			space = b.Len() > 0
+			continue
+		}
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			continue
+		}
+		if n >= max {
+			break
+		}
+		if space {
+			b.WriteByte(' ')
+			n++
+			space = false
+			if n >= max {
+				break
+			}
+		}
+		b.WriteRune(r)
+		n++
+	}
+	if b.Len() == 0 {
+		return nil
+	}
+	out := b.String()
+	return &out
+}

@@ -1,0 +1,230 @@
+package registry
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	relaycontracts "github.com/tridenttaxis/trident-mcp/contracts/relay"
+	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/server/trident/geo"
+)
+
+// Shipped names the provider registry shipped in Relay's contract folder
+// (embedded in the binary), the one [Load] reads given no path.
+const Shipped = "contracts/relay/providers.json"
+
+// Registry is the provider registry (providers.json): every provider Relay
+// knows, in registry order, the order sources are tried in when a search
+// names none.
+type Registry struct {
+	Providers []Provider `json:"providers"`
+}
+
+// Provider is one registry entry. Its fields mirror providers.schema.json.
+type Provider struct {
+	ID          string         `json:"id"`
+	Name        string         `json:"name"`
+	Kind        string         `json:"kind"` // "api" or "handoff"
+	API         *ProviderAPI   `json:"api"`
+	Coverage    *Coverage      `json:"coverage"`
+	Products    []ProductEntry `json:"products"`
+	Link        *LinkTemplate  `json:"link"`
+	EntryPage   string         `json:"entry_page"`
+	AgentPolicy AgentPolicy    `json:"agent_policy"`
+	Attribution string         `json:"attribution"`
+	// Commission is a private commercial term. Relay reads it so that the
+	// registry round-trips, and never uses it to select or order anything.
+	Commission *float64 `json:"commission"`
+	Enabled    *bool    `json:"enabled,omitempty"`
+}
+
+// ProviderAPI says how Relay reaches a priced source.
+type ProviderAPI struct {
+	Adapter        string   `json:"adapter"`
+	Credentials    []string `json:"credentials"`
+	RequiredInputs []string `json:"required_inputs"`
+	DataMode       string   `json:"data_mode"`
+	Authorized     *bool    `json:"authorized,omitempty"`
+}
+
+// Coverage is where a source serves: a trip is covered when its pickup or
+// its dropoff lies inside one of the areas.
+type Coverage struct {
+	Description string `json:"description,omitempty"`
+	Areas       []Area `json:"areas"`
+}
+
+// Area is a circle on the globe.
+type Area struct {
+	Name      string  `json:"name"`
+	Latitude  float64 `json:"latitude"`
+	Longitude float64 `json:"longitude"`
+	RadiusKm  float64 `json:"radius_km"`
+}
+
+// ProductEntry is a product Relay asks a source for.
+type ProductEntry struct {
+	ID                 string  `json:"id"`
+	Name               string  `json:"name"`
+	Capacity           int     `json:"capacity"`
+	BookingVehicleType *string `json:"booking_vehicle_type"`
+}
+
+// LinkTemplate is a provider's published link format with the coordinate
+// placeholders {pickup_lat}, {pickup_lng}, {dropoff_lat} and {dropoff_lng}.
+type LinkTemplate struct {
+	Template        string `json:"template"`
+	DestinationKind string `json:"destination_kind"`
+	Source          string `json:"source"`
+}
+
+// AgentPolicy is what the provider states about automated agents, with its
+// source. Relay reports it as advisory metadata only.
+type AgentPolicy struct {
+	Policy     string              `json:"policy"`
+	Source     *string             `json:"source"`
+	Advisories []mcptypes.Advisory `json:"advisories"`
+}
+
+// Load reads the registry from path (the operator's RELAY_PROVIDERS_FILE),
+// or the shipped one when path is "". It checks what the code relies on (unique ids, an api block on
+// every api provider, templates with all four placeholders) so that a bad
+// operator file stops the server at start-up.
+func Load(path string) (*Registry, error) {
+	var (
+		b   []byte
+		err error
+	)
+	if path == "" {
+		b, err = relaycontracts.Set.ReadFile("providers.json")
+	} else {
+		b, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("relay: RELAY_PROVIDERS_FILE: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var doc struct {
+		Schema      string     `json:"$schema"`
+		Description string     `json:"description"`
+		Providers   []Provider `json:"providers"`
+	}
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("relay: provider registry %s: %w", orShipped(path), err)
+	}
+	r := &Registry{}
+	seen := map[string]bool{}
+	for _, p := range doc.Providers {
+		if p.Enabled != nil && !*p.Enabled {
+			continue
+		}
+		if err := p.check(); err != nil {
+			return nil, fmt.Errorf("relay: provider registry %s: %w", orShipped(path), err)
+		}
+		if seen[p.ID] {
+			return nil, fmt.Errorf("relay: provider registry %s: provider %q listed twice", orShipped(path), p.ID)
+		}
+		seen[p.ID] = true
+		r.Providers = append(r.Providers, p)
+	}
+	if len(r.Providers) == 0 {
+		return nil, fmt.Errorf("relay: provider registry %s enables no provider", orShipped(path))
+	}
+	return r, nil
+}
+
+func orShipped(path string) string {
+	if path == "" {
+		return Shipped
+	}
+	return path
+}
+
+func (p Provider) check() error {
+	if p.ID == "" || p.Name == "" || p.Attribution == "" {
+		return fmt.Errorf("provider %q: id, name and attribution are required", p.ID)
+	}
+	switch p.Kind {
+	case "api":
+		if p.API == nil {
+			return fmt.Errorf("provider %q: kind api needs an api block", p.ID)
+		}
+	case "handoff":
+		if p.API != nil {
+			return fmt.Errorf("provider %q: kind handoff takes no api block", p.ID)
+		}
+	default:
+		return fmt.Errorf("provider %q: kind %q: want api or handoff", p.ID, p.Kind)
+	}
+	if p.Link != nil {
+		for _, ph := range []string{"{pickup_lat}", "{pickup_lng}", "{dropoff_lat}", "{dropoff_lng}"} {
+			if !strings.Contains(p.Link.Template, ph) {
+				return fmt.Errorf("provider %q: link template lacks %s", p.ID, ph)
+			}
+		}
+	}
+	if p.EntryPage != "" && !strings.HasPrefix(p.EntryPage, "https://") {
+		return fmt.Errorf("provider %q: entry_page must be an https URL", p.ID)
+	}
+	return nil
+}
+
+// Lookup returns the provider with id.
+func (r *Registry) Lookup(id string) (Provider, bool) {
+	for _, p := range r.Providers {
+		if p.ID == id {
+			return p, true
+		}
+	}
+	return Provider{}, false
+}
+
+// Covers reports whether a trip with these ends lies in the provider's
+// coverage. No coverage block means no check; a provider with coverage
+// needs at least one end to test.
+func (p Provider) Covers(pickup, dropoff *mcptypes.Coordinates) bool {
+	if p.Coverage == nil {
+		return true
+	}
+	for _, a := range p.Coverage.Areas {
+		for _, c := range []*mcptypes.Coordinates{pickup, dropoff} {
+			if c != nil && geo.DistanceMeters(geo.Place{Lat: a.Latitude, Lon: a.Longitude}, geo.Place{Lat: c.Latitude, Lon: c.Longitude}) <= a.RadiusKm*1000 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// FormatCoordinate writes a coordinate as its shortest decimal, the same
+// digits the caller sent (encoding/json parsed them to the nearest float64,
+// and the shortest representation of that float is the decimal it came
+// from): in links, in Trident's place text, in a request scope's digest.
+func FormatCoordinate(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// Handoff is the provider's browser path for a trip: the coordinate link
+// when the provider publishes a format and both ends are known, else its
+// entry page. ok is false when the provider has neither.
+func (p Provider) Handoff(pickup, dropoff *mcptypes.Coordinates) (h mcptypes.BrowserHandoff, ok bool) {
+	h = mcptypes.BrowserHandoff{Provider: p.ID, Name: p.Name, Attribution: p.Attribution}
+	switch {
+	case p.Link != nil && pickup != nil && dropoff != nil:
+		h.URL = strings.NewReplacer(
+			"{pickup_lat}", FormatCoordinate(pickup.Latitude), "{pickup_lng}", FormatCoordinate(pickup.Longitude),
+			"{dropoff_lat}", FormatCoordinate(dropoff.Latitude), "{dropoff_lng}", FormatCoordinate(dropoff.Longitude),
+		).Replace(p.Link.Template)
+		h.DestinationKind = mcptypes.BrowserHandoffDestinationKind(p.Link.DestinationKind)
+		h.ParametersApplied = true
+	case p.EntryPage != "":
+		h.URL = p.EntryPage
+		h.DestinationKind = mcptypes.BrowserHandoffDestinationKindProviderEntry
+	default:
+		return h, false
+	}
+	return h, true
+}

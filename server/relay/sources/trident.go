@@ -1,0 +1,202 @@
+package sources
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tridenttaxis/trident-mcp/client"
+	tridentclient "github.com/tridenttaxis/trident-mcp/client/trident"
+	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
+	trident "github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/server/relay/registry"
+)
+
+// Trident prices trips with Trident's own MCP endpoint, over HTTP
+// through the project's generated client: one estimate_fare per product
+// that seats the party, and start_booking for the prefilled handoff link.
+// Trident takes places as text; Relay sends the coordinates as a
+// "lat,lng" pair, never an address it made up.
+type Trident struct {
+	c *tridentclient.Client
+}
+
+// NewTrident returns a source for the Trident endpoint URL
+// (RELAY_TRIDENT_URL), e.g. "http://127.0.0.1:8080/mcp". opts are passed to
+// [client.New] (an HTTP client, a token source in OAuth mode).
+func NewTrident(endpoint string, opts ...client.Option) (*Trident, error) {
+	// A bounded retry: one more try after a short wait, and never a long
+	// Retry-After (that puts the provider in cool-down instead).
+	base := []client.Option{client.WithRetry(client.RetryPolicy{MaxAttempts: 2, BaseDelay: 100 * time.Millisecond, MaxDelay: 200 * time.Millisecond, MaxRetryAfter: time.Second})}
+	c, err := tridentclient.New(endpoint, append(base, opts...)...)
+	if err != nil {
+		return nil, fmt.Errorf("relay: RELAY_TRIDENT_URL: %w", err)
+	}
+	return &Trident{c: c}, nil
+}
+
+var (
+	_ Source = (*Trident)(nil)
+	_ Booker = (*Trident)(nil)
+)
+
+// place is a coordinate pair as Trident's geocoder reads it.
+func place(c mcptypes.Coordinates) string {
+	return registry.FormatCoordinate(c.Latitude) + "," + registry.FormatCoordinate(c.Longitude)
+}
+
+// Quote asks estimate_fare once per product, concurrently.
+func (t *Trident) Quote(ctx context.Context, trip Trip, rec Recorder) ([]Quote, error) {
+	if len(trip.Products) == 0 {
+		return nil, &Error{Code: mcptypes.ProviderErrorCodeRefused, Message: "no Trident vehicle class seats the party"}
+	}
+	quotes := make([]*Quote, len(trip.Products))
+	errs := make([]error, len(trip.Products))
+	attempts := make([]Attempt, len(trip.Products))
+	var wg sync.WaitGroup
+	for i, pr := range trip.Products {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			vt := trident.EstimateFareInputVehicleType(pr.ID)
+			start := time.Now()
+			out, err := t.c.EstimateFare(ctx, trident.EstimateFareInput{Pickup: place(trip.Pickup), Dropoff: place(trip.Dropoff), VehicleType: &vt})
+			a := attempt(trident.ToolEstimateFare, start, err)
+			defer func() { attempts[i] = a }()
+			if err != nil {
+				errs[i] = classify(err)
+				return
+			}
+			q, err := tridentQuote(pr, out)
+			if err != nil {
+				a.Outcome = mcptypes.ProviderCallOutcomeMalformed
+				errs[i] = err
+				return
+			}
+			a.Options = 1
+			quotes[i] = &q
+		}()
+	}
+	wg.Wait()
+	// Recorded in product order, whatever order the calls finished in.
+	for _, a := range attempts {
+		rec(a)
+	}
+	var out []Quote
+	for _, q := range quotes {
+		if q != nil {
+			out = append(out, *q)
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// BookingLink calls start_booking for the product's booking vehicle type.
+func (t *Trident) BookingLink(ctx context.Context, trip Trip, product registry.ProductEntry, rec Recorder) (string, error) {
+	if product.BookingVehicleType == nil {
+		return "", &Error{Code: mcptypes.ProviderErrorCodeRefused, Message: "Trident's booking form does not take this vehicle class"}
+	}
+	in := trident.StartBookingInput{Pickup: place(trip.Pickup), Dropoff: place(trip.Dropoff), VehicleType: trident.StartBookingInputVehicleType(*product.BookingVehicleType)}
+	if trip.PartySize > 0 {
+		n := int64(trip.PartySize)
+		in.Passengers = &n
+	}
+	start := time.Now()
+	out, err := t.c.StartBooking(ctx, in)
+	rec(attempt(trident.ToolStartBooking, start, err))
+	if err != nil {
+		return "", classify(err)
+	}
+	return out.BookingURL, nil
+}
+
+func attempt(op string, start time.Time, err error) Attempt {
+	a := Attempt{Operation: op, Outcome: mcptypes.ProviderCallOutcomeOk, HTTPStatus: http.StatusOK, Duration: time.Since(start)}
+	if err == nil {
+		return a
+	}
+	se := classify(err)
+	a.HTTPStatus, a.Outcome = se.HTTPStatus, outcomeOf(se.Code)
+	return a
+}
+
+// classify turns a client error into Relay's words: Trident's own refusal
+// text (a tool error) is reported by its catalogue code, not quoted.
+func classify(err error) *Error {
+	var (
+		te *client.TransportError
+		re *client.RPCError
+		tl *client.ToolError
+	)
+	switch {
+	case errors.As(err, &tl):
+		return &Error{Code: mcptypes.ProviderErrorCodeRefused, HTTPStatus: http.StatusOK, Message: "Trident declined the trip (" + string(tl.Code) + ")", Cause: err}
+	case errors.As(err, &re):
+		return &Error{Code: mcptypes.ProviderErrorCodeRefused, HTTPStatus: http.StatusOK, Message: fmt.Sprintf("Trident refused the request (JSON-RPC %d)", re.Code), Cause: err}
+	case errors.As(err, &te):
+		se := &Error{HTTPStatus: te.StatusCode, RetryAfter: te.RetryAfter, Cause: err}
+		switch {
+		case te.StatusCode == http.StatusUnauthorized || te.StatusCode == http.StatusForbidden:
+			se.Code, se.Message = mcptypes.ProviderErrorCodeUnauthorized, "Trident refused Relay's credentials"
+		case te.StatusCode == http.StatusTooManyRequests:
+			se.Code, se.Message = mcptypes.ProviderErrorCodeRateLimited, "Trident is rate limiting Relay"
+		case errors.Is(err, context.DeadlineExceeded):
+			se.Code, se.Message = mcptypes.ProviderErrorCodeTimeout, "Trident did not answer in time"
+		case te.StatusCode >= 200 && te.StatusCode < 300:
+			se.Code, se.Message = mcptypes.ProviderErrorCodeMalformed, "Trident's answer could not be read"
+		default:
+			se.Code, se.Message = mcptypes.ProviderErrorCodeUpstreamError, "Trident is unavailable"
+		}
+		return se
+	}
+	return AsError(err)
+}
+
+// tridentQuote normalises an estimate: fareGBP to pence through its decimal
+// text, never float × 100, and the fixed-price facts of Trident's tariff
+// (fees included, taxes unknown).
+func tridentQuote(pr registry.ProductEntry, out *trident.EstimateFareOutput) (Quote, error) {
+	// encoding/json parsed the decimal in the reply to the nearest float64;
+	// the shortest text of that float is the decimal Trident sent.
+	minor, err := decimalToMinor(strconv.FormatFloat(out.FareGBP, 'f', -1, 64), 2)
+	if err != nil {
+		return Quote{}, &Error{Code: mcptypes.ProviderErrorCodeMalformed, Message: "Trident sent a fare Relay could not read", Cause: err}
+	}
+	capacity := int64(pr.Capacity)
+	fees := true
+	dur := int64(math.Round(out.DurationSeconds))
+	dist := int64(math.Round(out.DistanceMiles * 1609.344))
+	return Quote{
+		Product:         mcptypes.Product{ID: pr.ID, Name: pr.Name, Capacity: &capacity},
+		Price:           mcptypes.Price{AmountMinor: minor, Currency: "GBP", Basis: mcptypes.PriceBasisFixed, FeesIncluded: &fees},
+		DurationSeconds: &dur,
+		DistanceMeters:  &dist,
+		Title:           string(out.Rate) + " tariff " + out.TariffVersion,
+		Description:     strings.Join(out.AppliedRules, "; "),
+	}, nil
+}
+
+// decimalToMinor converts a non-negative decimal string to minor units of
+// a currency with the given exponent, exactly, refusing more fraction
+// digits than the currency has.
+func decimalToMinor(s string, exponent int) (int64, error) {
+	whole, frac, _ := strings.Cut(s, ".")
+	if whole == "" || strings.TrimLeft(whole, "0123456789") != "" || strings.TrimLeft(frac, "0123456789") != "" {
+		return 0, fmt.Errorf("amount %q is not a non-negative decimal", s)
+	}
+	if len(frac) > exponent {
+		return 0, fmt.Errorf("amount %q has more than %d decimals", s, exponent)
+	}
+	frac += strings.Repeat("0", exponent-len(frac))
+	n, err := strconv.ParseInt(whole+frac, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("amount %q: %w", s, err)
+	}
+	return n, nil
+}
