@@ -15,7 +15,7 @@ ENDPOINTS := trident relay
 comma := ,
 empty :=
 space := $(empty) $(empty)
-GENERATED := gen collections $(foreach ep,$(ENDPOINTS),client/$(ep)/tools.gen.go)
+GENERATED := gen collections README.md $(foreach ep,$(ENDPOINTS),client/$(ep)/tools.gen.go)
 
 .PHONY: help
 help: ## List the targets
@@ -48,6 +48,7 @@ generate: ## Regenerate every file derived from contracts/
 	  if [ -f gen/$$ep/api/cfg.yaml ]; then (cd gen/$$ep/api && $(GO) tool oapi-codegen -config cfg.yaml ../../../contracts/openapi.yaml); fi; \
 	done
 	$(GO) generate ./...
+	$(GO) test -count=1 -run '^TestREADMESettings$$' ./server/cmd/trident-mcp -update >/dev/null
 
 .PHONY: check-generated
 check-generated: ## Fail when generated files are stale (regenerates into a temporary tree)

@@ -189,3 +189,83 @@ func TestStdioStdoutIsOnlyJSONRPC(t *testing.T) {
 		t.Errorf("estimate_fare: %s after %d progress notifications, want the sample after 4", m.Result, progress)
 	}
 }
+
+// TestStdioServesRelay drives `trident-mcp -stdio=/mcp/rides`: Relay's tools
+// over stdio, its search priced by this process's own Trident (served for
+// Relay alone on a loopback port), so a local client gets signed Trident
+// options without any HTTP server of its own.
+func TestStdioServesRelay(t *testing.T) {
+	bin := testserver.Build(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "-stdio=/mcp/rides")
+	cmd.Dir = t.TempDir() // Relay's default store, relay.db, goes there
+	cmd.Env = append(os.Environ(), "FARE_CLOCK="+fareTime.Format(time.RFC3339))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"e2e","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_rides","arguments":{"pickup":{"latitude":56.00416,"longitude":-4.73253},"dropoff":{"latitude":55.8719,"longitude":-4.43306},"party_size":2}}}`,
+	} {
+		if _, err := io.WriteString(stdin, m+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var search struct {
+		ID     int `json:"id"`
+		Result struct {
+			StructuredContent struct {
+				Status  string `json:"status"`
+				Options []struct {
+					Provider string `json:"provider"`
+					Product  struct {
+						ID string `json:"id"`
+					} `json:"product"`
+					Price struct {
+						AmountMinor int64  `json:"amount_minor"`
+						Currency    string `json:"currency"`
+					} `json:"price"`
+				} `json:"options"`
+			} `json:"structuredContent"`
+		} `json:"result"`
+	}
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 0, 1<<20), 1<<20)
+	for sc.Scan() {
+		if err := json.Unmarshal(sc.Bytes(), &search); err != nil {
+			t.Fatalf("stdout line is not JSON: %q", sc.Text())
+		}
+		if search.ID == 2 {
+			break
+		}
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("trident-mcp -stdio=/mcp/rides after stdin closed: %v\nstderr:\n%s", err, stderr.Bytes())
+	}
+	out := search.Result.StructuredContent
+	var executive int64
+	for _, o := range out.Options {
+		if o.Provider == "trident" && o.Product.ID == "executive" && o.Price.Currency == "GBP" {
+			executive = o.Price.AmountMinor
+		}
+	}
+	if out.Status != "ok" || executive != 6240 {
+		t.Errorf("search_rides over stdio: status %q, Trident's executive at %d; want ok and 6240 (the specification's £62.40)\nstderr:\n%s", out.Status, executive, stderr.Bytes())
+	}
+	if !strings.Contains(stderr.String(), `"endpoint":"/mcp/rides"`) {
+		t.Errorf("the server did not log serving /mcp/rides:\n%s", stderr.Bytes())
+	}
+}

@@ -1,7 +1,13 @@
 package server_test
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -12,7 +18,7 @@ const module = "github.com/tridenttaxis/trident-mcp/"
 // front door and what it is made of. None may know an endpoint.
 var sharedPackages = []string{
 	"server", "server/mcphttp", "server/auth", "server/fastcall", "server/limits",
-	"server/metrics", "server/docspage", "server/draft2020",
+	"server/metrics", "server/docspage", "server/draft2020", "server/geodesy",
 }
 
 // endpointCode are the import-path prefixes that belong to one endpoint:
@@ -48,5 +54,55 @@ func TestSharedLayerKnowsNoEndpoint(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// environmentReaders are the calls that read the process environment.
+var environmentReaders = map[string][]string{
+	"os":      {"Getenv", "LookupEnv", "Environ", "ExpandEnv"},
+	"syscall": {"Getenv", "Environ"},
+}
+
+// TestOnlyTheCommandReadsTheEnvironment: every setting is read once, by
+// the binary's table of settings (server/cmd/trident-mcp); the packages it
+// configures take typed options. A package under server/ that calls
+// os.Getenv (or its kin), or takes the environment as a function (a
+// parameter or a declaration named getenv, lookupEnv, ...FromEnv), fails
+// here. Test files may read it (a test's own switches).
+func TestOnlyTheCommandReadsTheEnvironment(t *testing.T) {
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path == "cmd" || d.Name() == "testdata" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.SelectorExpr:
+				if pkg, ok := n.X.(*ast.Ident); ok && slices.Contains(environmentReaders[pkg.Name], n.Sel.Name) {
+					t.Errorf("server/%s reads the environment (%s.%s): read the setting in server/cmd/trident-mcp and pass it as an option", path, pkg.Name, n.Sel.Name)
+				}
+			case *ast.Ident:
+				if name := strings.ToLower(n.Name); name == "getenv" || name == "lookupenv" || strings.HasSuffix(name, "fromenv") {
+					t.Errorf("server/%s takes the environment through %s: read the setting in server/cmd/trident-mcp and pass it as an option", path, n.Name)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -21,7 +21,7 @@
 // package server does this for every endpoint it mounts):
 //
 //	v, err := auth.NewVerifier(auth.Config{
-//		Issuer:              os.Getenv("OAUTH_ISSUER"),
+//		Issuer:              issuerURL, // the binary's OAUTH_ISSUER
 //		ResourceURL:         publicBaseURL + "/mcp/rides",
 //		ResourceMetadataURL: publicBaseURL + auth.MetadataPathFor("/mcp/rides"),
 //	})

@@ -100,7 +100,7 @@ func TestHelpExitsZeroAndSaysEverything(t *testing.T) {
 			for _, e := range endpoints {
 				want = append(want, e[0])
 			}
-			for _, v := range vars {
+			for _, v := range settings {
 				want = append(want, "-"+flagName(v.env)+" ", "$"+v.env)
 			}
 			for _, w := range want {
@@ -141,7 +141,7 @@ func TestHelpListsEveryFlag(t *testing.T) {
 			t.Errorf("-h does not list -%s", f.Name)
 		}
 	})
-	if n <= len(vars) {
+	if n <= len(settings) {
 		t.Errorf("%d flags, want one per setting and -version", n)
 	}
 }
@@ -164,15 +164,15 @@ func TestUsageExamplesParse(t *testing.T) {
 			continue
 		}
 		words := strings.Fields(strings.ReplaceAll(cmd, "<project-ref>", "ref")) // the examples quote nothing
-		env := map[string]string{}
+		vars := map[string]string{}
 		for len(words) > 0 && strings.Contains(words[0], "=") {
 			k, v, _ := strings.Cut(words[0], "=")
-			env[k], words = v, words[1:]
+			vars[k], words = v, words[1:]
 		}
 		if len(words) == 0 || words[0] != "trident-mcp" {
 			t.Fatalf("example %q does not run trident-mcp", cmd)
 		}
-		if _, err := parseConfig(words[1:], func(k string) string { return env[k] }); err != nil {
+		if _, err := parseConfig(words[1:], env(vars)); err != nil {
 			t.Errorf("example %q: %v", cmd, err)
 		}
 		n++

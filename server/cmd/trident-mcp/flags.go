@@ -22,40 +22,12 @@ const (
 	kindDuration kind = "duration" // as Go writes them: 500ms, 5s, 10m
 	kindTime     kind = "time"     // an RFC 3339 instant
 	kindPeriod   kind = "period"   // a duration or whole days: 720h, 30d (RELAY_RETENTION)
+	// kindCredentialURL is a URL that may carry a password
+	// (redis://:pw@host, postgres://user:pw@host/db): -h prints it with the
+	// password masked (redactURL), since the rest (which server, which
+	// database) is what an operator checks there.
+	kindCredentialURL kind = "url"
 )
-
-// kinds gives the type of every setting of vars that is not a plain string.
-var kinds = map[string]kind{
-	"MCP_REQUIRE_OAUTH":      kindBool,
-	"MAX_BODY_BYTES":         kindInt,
-	"GEO_CACHE_SIZE":         kindInt,
-	"GEO_BREAKER_FAILURES":   kindInt,
-	"GEO_TIMEOUT":            kindDuration,
-	"NOMINATIM_MIN_INTERVAL": kindDuration,
-	"GEO_CACHE_TTL":          kindDuration,
-	"GEO_BREAKER_OPEN":       kindDuration,
-	"SHUTDOWN_DELAY":         kindDuration,
-	"SHUTDOWN_TIMEOUT":       kindDuration,
-	"READ_HEADER_TIMEOUT":    kindDuration,
-	"REDIS_TIMEOUT":          kindDuration,
-	"FARE_CLOCK":             kindTime,
-	"RELAY_OPTION_TTL":       kindDuration,
-	"RELAY_RATE_LIMIT":       kindInt,
-	"RELAY_PROVIDER_BUDGET":  kindInt,
-	"RELAY_RETENTION":        kindPeriod,
-}
-
-// secrets are the settings -h never prints the value of, only that the
-// environment sets them.
-var secrets = map[string]bool{
-	"RELAY_SIGNING_KEYS": true, "RELAY_TRIDENT_CLIENT_SECRET": true, "UBER_ACCESS_TOKEN": true, "LYFT_CLIENT_SECRET": true,
-}
-
-// credentialURLs are the settings whose URL may carry a password
-// (redis://:pw@host, postgres://user:pw@host/db): -h prints them with the
-// password masked (redactURL), since the rest (which server, which
-// database) is what an operator checks there.
-var credentialURLs = map[string]bool{"REDIS_URL": true, "RELAY_DATABASE_URL": true}
 
 // redactURL masks the password of a URL, in its user information as
 // url.URL.Redacted does and in a password= query parameter (which pgx
@@ -72,17 +44,18 @@ func redactURL(v string) string {
 	return u.Redacted()
 }
 
-func kindOf(env string) kind {
-	if k, ok := kinds[env]; ok {
-		return k
+// name is the kind as -h and the README write it.
+func (k kind) name() string {
+	if k == kindCredentialURL {
+		return "string"
 	}
-	return kindString
+	return string(k)
 }
 
 // check reports why v is not a value of kind k. An empty value is allowed
 // where it means "unset" (strings, and FARE_CLOCK's real time).
 func (k kind) check(v string) error {
-	if v == "" && (k == kindString || k == kindTime) {
+	if v == "" && (k == kindString || k == kindTime || k == kindCredentialURL) {
 		return nil
 	}
 	var err error

@@ -8,9 +8,17 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/tridenttaxis/trident-mcp/server/trident/geo"
 )
 
-func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+func env(m map[string]string) environ {
+	return func(k string) (string, bool) {
+		v, ok := m[k]
+		return v, ok
+	}
+}
 
 func TestParseConfig(t *testing.T) {
 	c, err := parseConfig(nil, env(nil))
@@ -93,4 +101,34 @@ func configErr(e map[string]string) error {
 	}
 	_, _, err = c.geo.Build()
 	return err
+}
+
+// TestGeoSettings: the GEO_* settings reach geo.Config, 0 turning
+// Nominatim's spacing, the cache or the breaker off (negative there), unset
+// keeping each default; a bad value stops the start naming its variable.
+func TestGeoSettings(t *testing.T) {
+	c, err := parseConfig(nil, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := geo.Config{Geocoder: "embedded", Router: "embedded", Timeout: geo.DefaultTimeout, NominatimMinInterval: geo.DefaultNominatimMinInterval,
+		CacheTTL: geo.DefaultCacheTTL, CacheSize: geo.DefaultCacheSize, BreakerFailures: geo.DefaultBreakerFailures, BreakerOpen: geo.DefaultBreakerOpen}
+	if d := cmp.Diff(want, c.geo, cmpopts.IgnoreFields(geo.Config{}, "Logger")); d != "" {
+		t.Errorf("defaults (-want +got):\n%s", d)
+	}
+	c, err = parseConfig([]string{"-geo-cache-ttl", "0", "-geo-breaker-failures", "0", "-nominatim-min-interval", "0", "-geo-timeout", "2s", "-geo-cache-size", "10"}, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.geo.CacheTTL != -1 || c.geo.BreakerFailures != -1 || c.geo.NominatimMinInterval != -1 || c.geo.Timeout != 2*time.Second || c.geo.CacheSize != 10 {
+		t.Errorf("0 for off: %+v", c.geo)
+	}
+	for e, v := range map[string]string{
+		"GEO_TIMEOUT": "0s", "NOMINATIM_MIN_INTERVAL": "-1s", "GEO_CACHE_TTL": "soon", "GEO_CACHE_SIZE": "0",
+		"GEO_BREAKER_FAILURES": "-2", "GEO_BREAKER_OPEN": "0s",
+	} {
+		if _, err := parseConfig(nil, env(map[string]string{e: v})); err == nil || !strings.Contains(err.Error(), e) {
+			t.Errorf("%s=%s: %v, want an error naming %s", e, v, err, e)
+		}
+	}
 }

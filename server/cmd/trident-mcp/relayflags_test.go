@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
 	"github.com/tridenttaxis/trident-mcp/server/limits"
 	"github.com/tridenttaxis/trident-mcp/server/relay"
 	"github.com/tridenttaxis/trident-mcp/server/relay/sources"
@@ -19,13 +20,13 @@ import (
 
 // relayOptionsOf is what Relay is given for args and the environment
 // getenv reads, on a server whose own /mcp is at selfMCP.
-func relayOptionsOf(t *testing.T, args []string, getenv func(string) string) *relay.Options {
+func relayOptionsOf(t *testing.T, args []string, getenv environ) *relay.Options {
 	t.Helper()
 	c, err := parseConfig(args, getenv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := relayOptions(c.get, c.given, relayHost{selfMCP: selfMCP, internalToken: "host-token", publicBaseURL: c.host.PublicBaseURL})
+	o, err := relayOptions(c.settings, relayHost{selfMCP: selfMCP, internalToken: "host-token", publicBaseURL: c.host.PublicBaseURL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,8 +39,8 @@ const selfMCP = "http://127.0.0.1:8080/mcp"
 // defaults (never a secret's value), and Relay's options take a flag over
 // the environment, an empty flag included.
 func TestRelayFlags(t *testing.T) {
-	env := map[string]string{"RELAY_SIGNING_KEYS": "k1:" + strings.Repeat("A", 43), "RELAY_PROVIDERS_FILE": "/from/env.json", "RELAY_TRIDENT_URL": "http://env/mcp"}
-	getenv := func(k string) string { return env[k] }
+	vars := map[string]string{"RELAY_SIGNING_KEYS": "k1:" + strings.Repeat("A", 43), "RELAY_PROVIDERS_FILE": "/from/env.json", "RELAY_TRIDENT_URL": "http://env/mcp"}
+	getenv := env(vars)
 
 	out := helpWith(t, getenv)
 	for _, want := range []string{
@@ -51,7 +52,7 @@ func TestRelayFlags(t *testing.T) {
 			t.Errorf("-h lacks %q", want)
 		}
 	}
-	if strings.Contains(out, env["RELAY_SIGNING_KEYS"]) {
+	if strings.Contains(out, vars["RELAY_SIGNING_KEYS"]) {
 		t.Error("-h prints the signing keys")
 	}
 
@@ -68,7 +69,7 @@ func TestRelayFlags(t *testing.T) {
 	if o := relayOptionsOf(t, nil, getenv); o.TridentURL != "http://env/mcp" || o.TridentInternalToken != "" {
 		t.Errorf("RELAY_TRIDENT_URL set: %q, internal token %q; want the variable's, and no token", o.TridentURL, o.TridentInternalToken)
 	}
-	if o := relayOptionsOf(t, nil, func(string) string { return "" }); o.TridentURL != selfMCP || o.TridentInternalToken != "host-token" || o.OptionTTL != relay.MaxOptionTTL {
+	if o := relayOptionsOf(t, nil, env(nil)); o.TridentURL != selfMCP || o.TridentInternalToken != "host-token" || o.OptionTTL != relay.MaxOptionTTL {
 		t.Errorf("nothing set: Trident %q, internal token %q, TTL %s; want this server's own /mcp with the host's token, and 5m", o.TridentURL, o.TridentInternalToken, o.OptionTTL)
 	}
 	var ue usageError
@@ -81,12 +82,12 @@ func TestRelayFlags(t *testing.T) {
 // over the variable, a bad value a usage error naming the flag (a bad
 // variable an error naming it), and a URL's password never in -h.
 func TestRelayStoreAndLimitFlags(t *testing.T) {
-	env := map[string]string{
+	vars := map[string]string{
 		"RELAY_DATABASE_URL": "postgres://relay:hunter2@db.internal:5432/relay?sslmode=disable",
 		"REDIS_URL":          "redis://:hunter3@cache.internal:6379/0",
 		"RELAY_RATE_LIMIT":   "1000", "RELAY_RETENTION": "90d",
 	}
-	getenv := func(k string) string { return env[k] }
+	getenv := env(vars)
 
 	out := helpWith(t, getenv)
 	for _, want := range []string{
@@ -115,7 +116,7 @@ func TestRelayStoreAndLimitFlags(t *testing.T) {
 		t.Errorf("actor %+v, budget %+v, database %q, retention %s; want the flags' 5/min, 7/min, sqlite:/tmp/x.db, 12h", o.ActorLimit, o.ProviderBudget, o.DatabaseURL, o.Retention)
 	}
 	o = relayOptionsOf(t, nil, getenv)
-	if o.Retention != 90*24*time.Hour || o.ActorLimit != limits.PerMinute(1000) || o.DatabaseURL != env["RELAY_DATABASE_URL"] {
+	if o.Retention != 90*24*time.Hour || o.ActorLimit != limits.PerMinute(1000) || o.DatabaseURL != vars["RELAY_DATABASE_URL"] {
 		t.Errorf("without flags: retention %s, actor %+v, database %q; want the environment's 90d, 1000/min and its URL", o.Retention, o.ActorLimit, o.DatabaseURL)
 	}
 	o = relayOptionsOf(t, []string{"-relay-rate-limit", "0", "-relay-database-url=", "-relay-retention="}, getenv)
@@ -129,7 +130,7 @@ func TestRelayStoreAndLimitFlags(t *testing.T) {
 			t.Errorf("%v: %v, want a usage error naming the flag", args, err)
 		}
 	}
-	if _, err := parseConfig(nil, func(k string) string { return map[string]string{"RELAY_RETENTION": "soon"}[k] }); err == nil ||
+	if _, err := parseConfig(nil, env(map[string]string{"RELAY_RETENTION": "soon"})); err == nil ||
 		!strings.Contains(err.Error(), `RELAY_RETENTION="soon"`) || !strings.Contains(err.Error(), "30d") {
 		t.Errorf("RELAY_RETENTION=soon: %v, want an error naming it and the forms it takes", err)
 	}
@@ -141,7 +142,7 @@ func TestRelayStoreAndLimitFlags(t *testing.T) {
 func TestRelayFlagsReachTheServer(t *testing.T) {
 	dir := t.TempDir()
 	e := map[string]string{"ADDR": "127.0.0.1:0", "RELAY_DATABASE_URL": "sqlite:" + dir + "/env.db", "RELAY_PROVIDER_BUDGET": "10"}
-	getenv := func(k string) string { return e[k] }
+	getenv := env(e)
 	err := run(context.Background(), []string{"-relay-database-url", "mysql://db/relay"}, getenv, io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "RELAY_DATABASE_URL") || !strings.Contains(err.Error(), "mysql") {
 		t.Errorf("-relay-database-url mysql://…: %v, want the start stopped on the flag's store", err)
@@ -160,14 +161,14 @@ func TestRelayTridentCredentialFlags(t *testing.T) {
 	o := relayOptionsOf(t, []string{
 		"-mcp-require-oauth=true", "-oauth-issuer", "https://issuer.example/auth/v1", "-public-base-url", "https://rides.example",
 		"-relay-trident-client-id", "relay", "-relay-trident-client-secret", "s3cret",
-	}, func(string) string { return "" })
+	}, env(nil))
 	want := sources.TridentCredentials{ClientID: "relay", ClientSecret: "s3cret", TokenURL: "https://issuer.example/auth/v1/oauth/token", Resource: "https://rides.example/mcp"}
 	if o.TridentCredentials == nil || !reflect.DeepEqual(*o.TridentCredentials, want) {
 		t.Errorf("credentials %+v, want %+v through the flags", o.TridentCredentials, want)
 	}
 
-	env := map[string]string{"RELAY_TRIDENT_CLIENT_SECRET": "hunter2"}
-	out := helpWith(t, func(k string) string { return env[k] })
+	vars := map[string]string{"RELAY_TRIDENT_CLIENT_SECRET": "hunter2"}
+	out := helpWith(t, env(vars))
 	for _, want := range []string{"-relay-trident-client-id string", "-relay-trident-client-secret string", "now set, from $RELAY_TRIDENT_CLIENT_SECRET",
 		"-relay-trident-token-url string", "-relay-trident-resource string"} {
 		if !strings.Contains(out, want) {
@@ -180,7 +181,7 @@ func TestRelayTridentCredentialFlags(t *testing.T) {
 }
 
 // helpWith is what -h prints with the environment getenv reads.
-func helpWith(t *testing.T, getenv func(string) string) string {
+func helpWith(t *testing.T, getenv environ) string {
 	t.Helper()
 	_, err := parseConfig([]string{"-h"}, getenv)
 	var help helpRequest
@@ -196,34 +197,34 @@ func helpWith(t *testing.T, getenv func(string) string) string {
 // endpoint from the issuer and the resource from the public base URL by
 // default; a half-set configuration is an error.
 func TestTridentCredentials(t *testing.T) {
-	env := func(kv ...string) func(string) string {
+	get := func(kv ...string) func(string) string {
 		m := map[string]string{}
 		for i := 0; i+1 < len(kv); i += 2 {
 			m[kv[i]] = kv[i+1]
 		}
 		return func(k string) string { return m[k] }
 	}
-	if c, err := tridentCredentials(env(), "http://h.example"); c != nil || err != nil {
+	if c, err := tridentCredentials(get(), "http://h.example"); c != nil || err != nil {
 		t.Errorf("unset: %+v, %v; want neither", c, err)
 	}
-	c, err := tridentCredentials(env("RELAY_TRIDENT_CLIENT_ID", "r", "RELAY_TRIDENT_CLIENT_SECRET", "s", "OAUTH_ISSUER", "http://iss.example/auth/v1/"), "http://h.example")
+	c, err := tridentCredentials(get("RELAY_TRIDENT_CLIENT_ID", "r", "RELAY_TRIDENT_CLIENT_SECRET", "s", "OAUTH_ISSUER", "http://iss.example/auth/v1/"), "http://h.example")
 	if err != nil || c == nil || c.TokenURL != "http://iss.example/auth/v1/oauth/token" || c.Resource != "http://h.example/mcp" {
 		t.Errorf("defaults = %+v, %v", c, err)
 	}
-	c, err = tridentCredentials(env("RELAY_TRIDENT_CLIENT_ID", "r", "RELAY_TRIDENT_CLIENT_SECRET", "s", "RELAY_TRIDENT_TOKEN_URL", "http://t.example/token",
+	c, err = tridentCredentials(get("RELAY_TRIDENT_CLIENT_ID", "r", "RELAY_TRIDENT_CLIENT_SECRET", "s", "RELAY_TRIDENT_TOKEN_URL", "http://t.example/token",
 		"MCP_RESOURCE_URL", "https://mcp.example/mcp"), "http://h.example")
 	if err != nil || c == nil || c.TokenURL != "http://t.example/token" || c.Resource != "https://mcp.example/mcp" {
 		t.Errorf("token URL and MCP_RESOURCE_URL = %+v, %v", c, err)
 	}
 	for name, e := range map[string]func(string) string{
-		"no secret": env("RELAY_TRIDENT_CLIENT_ID", "r"),
-		"no issuer": env("RELAY_TRIDENT_CLIENT_ID", "r", "RELAY_TRIDENT_CLIENT_SECRET", "s"),
+		"no secret": get("RELAY_TRIDENT_CLIENT_ID", "r"),
+		"no issuer": get("RELAY_TRIDENT_CLIENT_ID", "r", "RELAY_TRIDENT_CLIENT_SECRET", "s"),
 	} {
 		if _, err := tridentCredentials(e, "http://h.example"); err == nil || !strings.Contains(err.Error(), "RELAY_TRIDENT_CLIENT_ID") {
 			t.Errorf("%s: %v, want an error naming RELAY_TRIDENT_CLIENT_ID", name, err)
 		}
 	}
-	if _, err := tridentCredentials(env("RELAY_TRIDENT_CLIENT_ID", "r", "RELAY_TRIDENT_CLIENT_SECRET", "s", "OAUTH_ISSUER", "http://iss.example"), ""); err == nil {
+	if _, err := tridentCredentials(get("RELAY_TRIDENT_CLIENT_ID", "r", "RELAY_TRIDENT_CLIENT_SECRET", "s", "OAUTH_ISSUER", "http://iss.example"), ""); err == nil {
 		t.Error("no resource: no error")
 	}
 }
@@ -242,20 +243,20 @@ func TestSelfMCPURL(t *testing.T) {
 // Relay takes the host's one Redis client, under its own prefix, and opens
 // none of its own; without REDIS_URL it has none.
 func TestRelayGetsTheHostsRedis(t *testing.T) {
-	c, err := parseConfig([]string{"-redis-key-prefix", "p:"}, func(string) string { return "" })
+	c, err := parseConfig([]string{"-redis-key-prefix", "p:"}, env(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
 	host := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"}) // never dialled here
 	defer host.Close()
-	o, err := relayOptions(c.get, c.given, relayHost{redis: host, redisPrefix: c.redisPrefix})
+	o, err := relayOptions(c.settings, relayHost{redis: host, redisPrefix: c.redisPrefix})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if o.Redis != host || o.RedisPrefix != "p:relay:" {
 		t.Errorf("Redis %v, prefix %q; want the host's client under p:relay:", o.Redis, o.RedisPrefix)
 	}
-	if o, _ := relayOptions(c.get, c.given, relayHost{}); o.Redis != nil {
+	if o, _ := relayOptions(c.settings, relayHost{}); o.Redis != nil {
 		t.Errorf("without the host's client: Redis %v, want none", o.Redis)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -21,15 +22,21 @@ func TestProtocolVersionsSetting(t *testing.T) {
 }
 
 func TestStdioFlag(t *testing.T) {
-	c, err := parseConfig([]string{"-stdio"}, env(nil))
-	if err != nil || !c.stdio {
-		t.Fatalf("-stdio: %v, %+v", err, c)
+	for args, want := range map[string]string{"-stdio": "/mcp", "-stdio=/mcp/rides": "/mcp/rides", "-stdio=/mcp": "/mcp", "-stdio=false": ""} {
+		c, err := parseConfig([]string{args}, env(nil))
+		if err != nil || c.stdio != want {
+			t.Errorf("%s: %v, serves %q; want %q", args, err, c.stdio, want)
+		}
 	}
-	if c, _ := parseConfig(nil, env(nil)); c.stdio {
+	if c, _ := parseConfig(nil, env(nil)); c.stdio != "" {
 		t.Error("stdio without -stdio")
 	}
+	var ue usageError
+	if _, err := parseConfig([]string{"-stdio=/mcp/nowhere"}, env(nil)); !errors.As(err, &ue) || !strings.Contains(err.Error(), "/mcp/rides") {
+		t.Errorf("-stdio=/mcp/nowhere: %v, want a usage error naming the endpoints", err)
+	}
 	// OAuth is refused, not silently dropped.
-	err = run(context.Background(), []string{"-stdio"}, env(map[string]string{
+	err := run(context.Background(), []string{"-stdio"}, env(map[string]string{
 		"MCP_REQUIRE_OAUTH": "true", "OAUTH_ISSUER": "https://issuer.example/auth/v1",
 	}), io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "MCP_REQUIRE_OAUTH") {

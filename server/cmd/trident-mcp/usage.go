@@ -31,10 +31,11 @@ var endpoints = [][2]string{
 	{"GET  /metrics", "Prometheus metrics"},
 }
 
-// usage writes -h: what the server is, its endpoints, every flag of fs with
-// its type and default (a setting's environment variable too, and the
-// variable's value when it is set), and two examples.
-func usage(w io.Writer, fs *flag.FlagSet, getenv func(string) string) {
+// usage writes -h: what the server is, its endpoints, every setting's flag
+// by group with its type and default (its environment variable too, and the
+// variable's value when it is set, never a secret's), the flags that are no
+// setting, and two examples.
+func usage(w io.Writer, fs *flag.FlagSet, env environ) {
 	fmt.Fprintf(w, `trident-mcp serves the Trident Taxis MCP tools over MCP Streamable HTTP:
   %s
 Fares follow the Argyll & Bute tariff; bookings are prefilled links the passenger
@@ -59,20 +60,33 @@ Endpoints (under PUBLIC_BASE_URL):
 	fmt.Fprint(w, `
 Flags (each also read from the environment variable it names; a flag wins):
 `)
-	for _, v := range vars {
-		fmt.Fprintf(w, "  -%s %s\n    \t%s ($%s)", flagName(v.env), kindOf(v.env), v.help, v.env)
-		if v.def != "" {
-			fmt.Fprintf(w, " (default %s)", quoteIfString(v.env, v.def))
+	for _, g := range groups {
+		fmt.Fprintf(w, "\n %s:\n", g.title)
+		for _, d := range settings {
+			if d.group != g.id {
+				continue
+			}
+			fmt.Fprintf(w, "  -%s %s\n    \t%s ($%s)", flagName(d.env), d.kind.name(), d.help, d.env)
+			switch {
+			case d.def != "":
+				fmt.Fprintf(w, " (default %s)", quoteIfString(d.kind, d.def))
+			case d.shown != "":
+				fmt.Fprintf(w, " (default %s)", d.shown)
+			}
+			e, _ := env(d.env)
+			switch {
+			case e == "":
+			case d.secret:
+				fmt.Fprintf(w, "\n    \tnow set, from $%s", d.env)
+			case d.kind == kindCredentialURL:
+				fmt.Fprintf(w, "\n    \tnow %s, from $%s", strconv.Quote(redactURL(e)), d.env)
+			default:
+				fmt.Fprintf(w, "\n    \tnow %s, from $%s", quoteIfString(d.kind, e), d.env)
+			}
+			fmt.Fprintln(w)
 		}
-		if e := getenv(v.env); e != "" && secrets[v.env] {
-			fmt.Fprintf(w, "\n    \tnow set, from $%s", v.env)
-		} else if e != "" && credentialURLs[v.env] {
-			fmt.Fprintf(w, "\n    \tnow %s, from $%s", strconv.Quote(redactURL(e)), v.env)
-		} else if e != "" {
-			fmt.Fprintf(w, "\n    \tnow %s, from $%s", quoteIfString(v.env, e), v.env)
-		}
-		fmt.Fprintln(w)
 	}
+	fmt.Fprint(w, "\n Other flags:\n")
 	// Flags that are no setting (-version), in name order.
 	fs.VisitAll(func(f *flag.Flag) {
 		if _, isSetting := f.Value.(*setting); isSetting {
@@ -105,8 +119,8 @@ Examples:
 
 // quoteIfString quotes a string setting's value, as Go's flag package shows
 // string defaults; numbers, booleans and durations go bare.
-func quoteIfString(env, v string) string {
-	if k := kindOf(env); k == kindString || k == kindTime {
+func quoteIfString(k kind, v string) string {
+	if k == kindString || k == kindTime || k == kindCredentialURL {
 		return strconv.Quote(v)
 	}
 	return v

@@ -10,7 +10,7 @@ import (
 
 	relaycontracts "github.com/tridenttaxis/trident-mcp/contracts/relay"
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
-	"github.com/tridenttaxis/trident-mcp/server/trident/geo"
+	"github.com/tridenttaxis/trident-mcp/server/geodesy"
 )
 
 // Shipped names the provider registry shipped in Relay's contract folder
@@ -193,7 +193,7 @@ func (p Provider) Covers(pickup, dropoff *mcptypes.Coordinates) bool {
 	}
 	for _, a := range p.Coverage.Areas {
 		for _, c := range []*mcptypes.Coordinates{pickup, dropoff} {
-			if c != nil && geo.DistanceMeters(geo.Place{Lat: a.Latitude, Lon: a.Longitude}, geo.Place{Lat: c.Latitude, Lon: c.Longitude}) <= a.RadiusKm*1000 {
+			if c != nil && geodesy.Meters(a.Latitude, a.Longitude, c.Latitude, c.Longitude) <= a.RadiusKm*1000 {
 				return true
 			}
 		}

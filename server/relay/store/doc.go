@@ -19,7 +19,7 @@
 // the option's request_scope digest. Retention (RELAY_RETENTION, default 30
 // days) is [Store.Purge], run on a timer by [Purger].
 //
-//	st, err := store.Open(ctx, os.Getenv("RELAY_DATABASE_URL"), nil)
+//	st, err := store.Open(ctx, databaseURL, nil) // the binary's RELAY_DATABASE_URL
 //	if err != nil { … }
 //	defer st.Close()
 //	refs, err := st.Begin(ctx, actor, "search_rides", continuation)

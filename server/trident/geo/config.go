@@ -3,7 +3,6 @@ package geo
 import (
 	"fmt"
 	"log/slog"
-	"strconv"
 	"time"
 )
 
@@ -14,8 +13,9 @@ const (
 	BackendOSRM      = "osrm"
 )
 
-// Config selects and configures the geocoder and router, as the server's
-// environment does. The zero value selects the embedded back ends.
+// Config selects and configures the geocoder and router (the binary fills
+// it from GEOCODER, ROUTER and the GEO_* settings). The zero value selects
+// the embedded back ends.
 type Config struct {
 	Geocoder     string        // "embedded" (default, also "") or "nominatim"
 	Router       string        // "embedded" (default, also "") or "osrm"
@@ -42,77 +42,6 @@ type Config struct {
 	// Logger receives the HTTP back ends' breaker and cool-down notices.
 	// Zero: slog.Default().
 	Logger *slog.Logger
-}
-
-// ConfigFromEnv reads GEOCODER, ROUTER, NOMINATIM_URL, OSRM_URL,
-// GEO_TIMEOUT, NOMINATIM_MIN_INTERVAL, GEO_CACHE_TTL, GEO_CACHE_SIZE,
-// GEO_BREAKER_FAILURES and GEO_BREAKER_OPEN (durations as Go writes them,
-// "5s") through getenv (os.Getenv in production, a map lookup in tests).
-// In the environment, 0 turns the rate limit, the cache or the breaker off;
-// unset keeps the default.
-func ConfigFromEnv(getenv func(string) string) (Config, error) {
-	c := Config{
-		Geocoder:     getenv("GEOCODER"),
-		Router:       getenv("ROUTER"),
-		NominatimURL: getenv("NOMINATIM_URL"),
-		OSRMURL:      getenv("OSRM_URL"),
-	}
-	if s := getenv("GEO_TIMEOUT"); s != "" {
-		d, err := time.ParseDuration(s)
-		if err != nil || d <= 0 {
-			return Config{}, fmt.Errorf("geo: GEO_TIMEOUT=%q: want a positive duration such as 5s", s)
-		}
-		c.Timeout = d
-	}
-	var err error
-	if c.NominatimMinInterval, err = offOrDuration(getenv, "NOMINATIM_MIN_INTERVAL", "1s"); err != nil {
-		return Config{}, err
-	}
-	if c.CacheTTL, err = offOrDuration(getenv, "GEO_CACHE_TTL", "10m"); err != nil {
-		return Config{}, err
-	}
-	if s := getenv("GEO_CACHE_SIZE"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n <= 0 {
-			return Config{}, fmt.Errorf("geo: GEO_CACHE_SIZE=%q: want a positive number of entries (GEO_CACHE_TTL=0 turns the cache off)", s)
-		}
-		c.CacheSize = n
-	}
-	if s := getenv("GEO_BREAKER_FAILURES"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 0 {
-			return Config{}, fmt.Errorf("geo: GEO_BREAKER_FAILURES=%q: want a whole number (0 for no breaker)", s)
-		}
-		c.BreakerFailures = n
-		if n == 0 {
-			c.BreakerFailures = -1
-		}
-	}
-	if s := getenv("GEO_BREAKER_OPEN"); s != "" {
-		d, err := time.ParseDuration(s)
-		if err != nil || d <= 0 {
-			return Config{}, fmt.Errorf("geo: GEO_BREAKER_OPEN=%q: want a positive duration such as 30s", s)
-		}
-		c.BreakerOpen = d
-	}
-	return c, nil
-}
-
-// offOrDuration reads a non-negative duration; "0" comes back as -1 (off,
-// in [Config]'s terms), unset as 0 (the default).
-func offOrDuration(getenv func(string) string, name, example string) (time.Duration, error) {
-	s := getenv(name)
-	if s == "" {
-		return 0, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return 0, fmt.Errorf("geo: %s=%q: want a duration such as %s (0 for none)", name, s, example)
-	}
-	if d == 0 {
-		return -1, nil
-	}
-	return d, nil
 }
 
 // Build constructs the configured geocoder and router. It fails on an

@@ -12,8 +12,8 @@
 //     (ROUTER=osrm, OSRM_URL), speaking those engines' public APIs, for an
 //     operator who runs or rents them and wants street-level answers.
 //
-// [Config] and [ConfigFromEnv] pick between them the way the server's
-// environment does.
+// [Config] picks between them, as the binary's GEOCODER and ROUTER settings
+// do.
 //
 // # Errors
 //

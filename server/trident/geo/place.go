@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"math"
+
+	"github.com/tridenttaxis/trident-mcp/server/geodesy"
 )
 
 // Kind says what sort of thing a [Place] is. The server's fare rules look at
@@ -87,9 +89,6 @@ var (
 	ErrUnavailable = errors.New("geo: back end unavailable")
 )
 
-// earthRadiusMeters is the IUGG mean Earth radius.
-const earthRadiusMeters = 6371008.8
-
 // DistanceMeters is the great-circle (haversine) distance between two places,
 // in meters. The server uses it for "local hire" rules; the embedded router
 // builds road distances on it.
@@ -97,11 +96,5 @@ func DistanceMeters(a, b Place) float64 {
 	return haversine(a.Lat, a.Lon, b.Lat, b.Lon)
 }
 
-func haversine(lat1, lon1, lat2, lon2 float64) float64 {
-	const rad = math.Pi / 180
-	p1, p2 := lat1*rad, lat2*rad
-	dp, dl := p2-p1, (lon2-lon1)*rad
-	s1, s2 := math.Sin(dp/2), math.Sin(dl/2)
-	h := s1*s1 + math.Cos(p1)*math.Cos(p2)*s2*s2
-	return 2 * earthRadiusMeters * math.Asin(math.Sqrt(math.Min(1, h)))
-}
+// haversine is [geodesy.Meters], the distance every endpoint shares.
+func haversine(lat1, lon1, lat2, lon2 float64) float64 { return geodesy.Meters(lat1, lon1, lat2, lon2) }

@@ -3,6 +3,8 @@ package geo
 import (
 	"math"
 	"slices"
+
+	"github.com/tridenttaxis/trident-mcp/server/geodesy"
 )
 
 // latIndex lists the road graph's nodes by latitude, so that attach looks
@@ -39,7 +41,7 @@ func newLatIndex(nodes []RoadNode) latIndex {
 // point is farther than meters, widened by far more than haversine's
 // rounding so that no node at exactly that distance is missed.
 func bandDegrees(meters float64) float64 {
-	return meters/earthRadiusMeters*(180/math.Pi)*(1+1e-9) + 1e-9
+	return meters/geodesy.EarthRadiusMeters*(180/math.Pi)*(1+1e-9) + 1e-9
 }
 
 // nearest returns the graph node nearest p, the lowest-numbered one of

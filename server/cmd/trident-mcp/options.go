@@ -5,13 +5,14 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/tridenttaxis/trident-mcp/server"
+	"github.com/tridenttaxis/trident-mcp/server/auth"
 	"github.com/tridenttaxis/trident-mcp/server/limits"
 	"github.com/tridenttaxis/trident-mcp/server/relay"
 	"github.com/tridenttaxis/trident-mcp/server/relay/signing"
@@ -19,6 +20,8 @@ import (
 	"github.com/tridenttaxis/trident-mcp/server/relay/sources/lyft"
 	"github.com/tridenttaxis/trident-mcp/server/relay/sources/uber"
 	"github.com/tridenttaxis/trident-mcp/server/relay/store"
+	"github.com/tridenttaxis/trident-mcp/server/trident"
+	"github.com/tridenttaxis/trident-mcp/server/trident/geo"
 )
 
 // relayHost is what Relay's options take from the host, not from Relay's
@@ -41,13 +44,12 @@ type relayHost struct {
 	logger      *slog.Logger
 }
 
-// relayOptions turns Relay's settings into its options. get is a
-// setting's value (the flag, else the variable, else the default of vars);
-// given says whether a setting was given at all, for the one whose empty
-// value means something (RELAY_TRIDENT_URL= disables the Trident source).
-// The host's own settings Relay depends on are read the same way
-// (OAUTH_ISSUER, MCP_RESOURCE_URL), or come from h.
-func relayOptions(get func(string) string, given func(string) bool, h relayHost) (*relay.Options, error) {
+// relayOptions turns Relay's settings into its options. A setting whose
+// empty value means something is read with isGiven (RELAY_TRIDENT_URL=
+// disables the Trident source). The host's own settings Relay depends on
+// are read the same way (OAUTH_ISSUER, MCP_RESOURCE_URL), or come from h.
+func relayOptions(v values, h relayHost) (*relay.Options, error) {
+	get := v.get
 	o := &relay.Options{
 		ResourceURL:   get("RELAY_RESOURCE_URL"),
 		ProvidersFile: get("RELAY_PROVIDERS_FILE"),
@@ -75,7 +77,7 @@ func relayOptions(get func(string) string, given func(string) bool, h relayHost)
 	// This server's own Trident unless RELAY_TRIDENT_URL is given (empty:
 	// none); only that one gets the host's internal token.
 	o.TridentURL = get("RELAY_TRIDENT_URL")
-	if !given("RELAY_TRIDENT_URL") {
+	if !v.isGiven("RELAY_TRIDENT_URL") {
 		o.TridentURL, o.TridentInternalToken = h.selfMCP, h.internalToken
 	}
 	if o.TridentURL != "" {
@@ -86,10 +88,10 @@ func relayOptions(get func(string) string, given func(string) bool, h relayHost)
 		o.TridentCredentials = c
 	}
 	var err error
-	if o.ActorLimit, err = perMinute(get, "RELAY_RATE_LIMIT", true); err != nil {
+	if o.ActorLimit, err = perMinute(v, "RELAY_RATE_LIMIT", true); err != nil {
 		return nil, err
 	}
-	if o.ProviderBudget, err = perMinute(get, "RELAY_PROVIDER_BUDGET", false); err != nil {
+	if o.ProviderBudget, err = perMinute(v, "RELAY_PROVIDER_BUDGET", false); err != nil {
 		return nil, err
 	}
 	if h.redis != nil {
@@ -110,8 +112,8 @@ func relayOptions(get func(string) string, given func(string) bool, h relayHost)
 // perMinute reads a limit in calls per minute; with zeroOff, 0 turns the
 // limit off (RELAY_RATE_LIMIT=0). Unset, it is the option's zero value,
 // Relay's default.
-func perMinute(get func(string) string, env string, zeroOff bool) (limits.Limit, error) {
-	s := get(env)
+func perMinute(v values, env string, zeroOff bool) (limits.Limit, error) {
+	s := v.get(env)
 	if s == "" {
 		return limits.Limit{}, nil
 	}
@@ -178,6 +180,108 @@ func selfMCPURL(addr string) string {
 	return "http://" + net.JoinHostPort(host, port) + "/mcp"
 }
 
-// lookupEnv tells a variable set to empty from one not set, which getenv
-// cannot: RELAY_TRIDENT_URL= in the environment disables the source.
-var lookupEnv = os.LookupEnv
+// hostOptions are the server's own settings: what every endpoint shares.
+func hostOptions(v values) (server.Options, error) {
+	o := server.Options{
+		PublicBaseURL:    v.get("PUBLIC_BASE_URL"),
+		AllowedOrigins:   splitList(v.get("ALLOWED_ORIGINS")),
+		ProtocolVersions: splitList(v.get("MCP_PROTOCOL_VERSIONS")),
+		MaxBodyBytes:     v.integer("MAX_BODY_BYTES"),
+	}
+	if o.MaxBodyBytes <= 0 {
+		return o, fmt.Errorf("MAX_BODY_BYTES=%q: want a positive number of bytes", v.get("MAX_BODY_BYTES"))
+	}
+	if v.boolean("MCP_REQUIRE_OAUTH") {
+		if v.get("OAUTH_ISSUER") == "" {
+			return o, errors.New("MCP_REQUIRE_OAUTH=true needs OAUTH_ISSUER")
+		}
+		o.Auth = &auth.Config{Issuer: v.get("OAUTH_ISSUER")}
+	}
+	// SHUTDOWN_DELAY=0 turns the drain off (server.Options' "none" is
+	// negative); the timeouts must be positive.
+	o.ShutdownDelay = v.duration("SHUTDOWN_DELAY")
+	switch {
+	case o.ShutdownDelay < 0:
+		return o, fmt.Errorf("SHUTDOWN_DELAY=%q: want a duration such as 5s (0 for none)", v.get("SHUTDOWN_DELAY"))
+	case o.ShutdownDelay == 0:
+		o.ShutdownDelay = -1
+	}
+	for _, t := range []struct {
+		env string
+		to  *time.Duration
+	}{{"SHUTDOWN_TIMEOUT", &o.ShutdownTimeout}, {"READ_HEADER_TIMEOUT", &o.ReadHeaderTimeout}} {
+		if *t.to = v.duration(t.env); *t.to <= 0 {
+			return o, fmt.Errorf("%s=%q: want a positive duration such as 10s", t.env, v.get(t.env))
+		}
+	}
+	return o, nil
+}
+
+// tridentOptions are Trident's settings but its back ends (geoConfig).
+func tridentOptions(v values) (trident.Options, error) {
+	o := trident.Options{
+		ResourceURL:    v.get("MCP_RESOURCE_URL"),
+		BookingBaseURL: v.get("BOOKING_BASE_URL"),
+		RateLimit:      v.get("RATE_LIMIT"),
+	}
+	if s := v.get("FARE_CLOCK"); s != "" {
+		at, _ := time.Parse(time.RFC3339, s) // checked as a time when set
+		o.Now = func() time.Time { return at }
+	}
+	return o, nil
+}
+
+// geoConfig selects and configures Trident's geocoder and router. In the
+// settings 0 turns Nominatim's spacing, the cache or the breaker off, which
+// geo.Config writes as negative (its zero is the default).
+func geoConfig(v values) (geo.Config, error) {
+	c := geo.Config{
+		Geocoder: v.get("GEOCODER"), Router: v.get("ROUTER"),
+		NominatimURL: v.get("NOMINATIM_URL"), OSRMURL: v.get("OSRM_URL"),
+		Timeout: v.duration("GEO_TIMEOUT"), BreakerOpen: v.duration("GEO_BREAKER_OPEN"),
+	}
+	if c.Timeout <= 0 {
+		return c, fmt.Errorf("GEO_TIMEOUT=%q: want a positive duration such as 5s", v.get("GEO_TIMEOUT"))
+	}
+	if c.BreakerOpen <= 0 {
+		return c, fmt.Errorf("GEO_BREAKER_OPEN=%q: want a positive duration such as 30s", v.get("GEO_BREAKER_OPEN"))
+	}
+	off := func(d time.Duration) time.Duration {
+		if d == 0 {
+			return -1
+		}
+		return d
+	}
+	for _, d := range []struct {
+		env string
+		to  *time.Duration
+	}{{"NOMINATIM_MIN_INTERVAL", &c.NominatimMinInterval}, {"GEO_CACHE_TTL", &c.CacheTTL}} {
+		if *d.to = v.duration(d.env); *d.to < 0 {
+			return c, fmt.Errorf("%s=%q: want a duration such as 1s (0 for none)", d.env, v.get(d.env))
+		}
+		*d.to = off(*d.to)
+	}
+	if c.CacheSize = int(v.integer("GEO_CACHE_SIZE")); c.CacheSize <= 0 {
+		return c, fmt.Errorf("GEO_CACHE_SIZE=%q: want a positive number of entries (GEO_CACHE_TTL=0 turns the cache off)", v.get("GEO_CACHE_SIZE"))
+	}
+	switch n := v.integer("GEO_BREAKER_FAILURES"); {
+	case n < 0:
+		return c, fmt.Errorf("GEO_BREAKER_FAILURES=%q: want a whole number (0 for no breaker)", v.get("GEO_BREAKER_FAILURES"))
+	case n == 0:
+		c.BreakerFailures = -1
+	default:
+		c.BreakerFailures = int(n)
+	}
+	return c, nil
+}
+
+// splitList reads a comma-separated setting, blanks dropped; nil when empty.
+func splitList(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
