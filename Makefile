@@ -87,7 +87,7 @@ test-inspector: npm ## Run MCP Inspector 2.12's CLI in both protocol eras (2025-
 	bash scripts/inspector.sh
 
 .PHONY: test-client-conformance
-test-client-conformance: npm ## Run the official MCP conformance suite's client scenarios against the trident CLI
+test-client-conformance: npm ## Run the official MCP conformance suite's client scenarios against the trident CLI (0.1.16, and the 0.2 line at 2025-11-25 and 2026-07-28)
 	bash client/conformance/run.sh
 
 .PHONY: test-run-oauth
