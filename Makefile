@@ -19,7 +19,7 @@ GENERATED := gen collections $(foreach ep,$(ENDPOINTS),client/$(ep)/tools.gen.go
 
 .PHONY: help
 help: ## List the targets
-	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-24s %s\n", $$1, $$2}'
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-32s %s\n", $$1, $$2}'
 
 .PHONY: run
 run: ## Run the server on ADDR (default :8080) with embedded defaults (public mode)
