@@ -16,7 +16,8 @@ type Option func(*settings)
 // per call.
 type CallOption = Option
 
-// Handshake says when the client sends initialize.
+// Handshake says when the client sends initialize, in the revisions that
+// have it (2025-11-25 and older); a server of 2026-07-28 is never sent one.
 type Handshake int
 
 const (
