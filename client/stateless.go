@@ -10,14 +10,6 @@ import (
 	"slices"
 )
 
-// The _meta keys of a request in the stateless revisions (SEP-2575): what
-// initialize used to tell the server once, every request now carries.
-const (
-	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
-	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
-	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
-)
-
 // Result types of the stateless revisions. A result without one is
 // complete, as a server of an older revision sends it.
 const (
@@ -96,7 +88,7 @@ func (c *Client) exchangeStateless(ctx context.Context, s *settings, v, method s
 	if s.progress != nil {
 		token, _ = json.Marshal(string(id))
 	}
-	params, err := withMeta(p, s.requestMeta(v, token))
+	params, err := withMeta(p, s.meta(v, token))
 	if err != nil {
 		return fmt.Errorf("client: %s: encoding params: %w", method, err)
 	}
@@ -137,48 +129,59 @@ func paramsObject(method string, params any) (map[string]json.RawMessage, error)
 
 // withMeta returns p with meta's keys added to its _meta; keys the caller
 // put there already are kept as they are.
-func withMeta(p map[string]json.RawMessage, meta map[string]any) (map[string]json.RawMessage, error) {
-	m := map[string]json.RawMessage{}
-	if raw, ok := p["_meta"]; ok && string(raw) != "null" {
-		if err := json.Unmarshal(raw, &m); err != nil {
-			return nil, fmt.Errorf("_meta must be a JSON object: %w", err)
-		}
-	}
-	for k, v := range meta {
-		if _, ok := m[k]; ok {
-			continue
-		}
-		b, err := json.Marshal(v)
+func withMeta(p map[string]json.RawMessage, meta *requestMeta) (map[string]json.RawMessage, error) {
+	out := make(map[string]json.RawMessage, len(p)+1)
+	maps.Copy(out, p)
+	raw, ok := p["_meta"]
+	if !ok || string(raw) == "null" {
+		b, err := json.Marshal(meta)
 		if err != nil {
 			return nil, err
 		}
-		m[k] = b
+		out["_meta"] = b
+		return out, nil
 	}
-	b, err := json.Marshal(m)
+	m := map[string]json.RawMessage{}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("_meta must be a JSON object: %w", err)
+	}
+	b, err := json.Marshal(meta)
 	if err != nil {
 		return nil, err
 	}
-	out := maps.Clone(p)
-	if out == nil {
-		out = map[string]json.RawMessage{}
+	var ours map[string]json.RawMessage
+	if err := json.Unmarshal(b, &ours); err != nil {
+		return nil, err
 	}
-	out["_meta"] = b
+	for k, v := range ours {
+		if _, taken := m[k]; !taken {
+			m[k] = v
+		}
+	}
+	if out["_meta"], err = json.Marshal(m); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
 // requestMeta is the _meta every stateless request carries: its revision,
 // the client's name and capabilities, and the progress token when the call
 // streams progress.
-func (s *settings) requestMeta(v string, progressToken json.RawMessage) map[string]any {
-	m := map[string]any{
-		metaProtocolVersion:    v,
-		metaClientInfo:         Implementation{Name: s.clientName, Version: s.clientVersion},
-		metaClientCapabilities: s.statelessCapabilities(),
+type requestMeta struct {
+	ProtocolVersion    string          `json:"io.modelcontextprotocol/protocolVersion"`
+	ClientInfo         Implementation  `json:"io.modelcontextprotocol/clientInfo"`
+	ClientCapabilities map[string]any  `json:"io.modelcontextprotocol/clientCapabilities"`
+	ProgressToken      json.RawMessage `json:"progressToken,omitempty"`
+}
+
+// meta is the requestMeta of a request in revision v.
+func (s *settings) meta(v string, progressToken json.RawMessage) *requestMeta {
+	return &requestMeta{
+		ProtocolVersion:    v,
+		ClientInfo:         Implementation{Name: s.clientName, Version: s.clientVersion},
+		ClientCapabilities: s.statelessCapabilities(),
+		ProgressToken:      progressToken,
 	}
-	if progressToken != nil {
-		m["progressToken"] = progressToken
-	}
-	return m
 }
 
 // statelessCapabilities are the capabilities a stateless request declares:
