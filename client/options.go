@@ -137,8 +137,8 @@ func WithMaxEventSize(n int) Option { return func(s *settings) { s.maxEventSize 
 func WithMaxResponseBytes(n int64) Option { return func(s *settings) { s.maxBody = n } }
 
 // WithHeader adds a header to every request (Content-Type, Accept,
-// MCP-Protocol-Version and Authorization are the client's own and are not
-// overridden).
+// MCP-Protocol-Version, Authorization and, from 2026-07-28, Mcp-Method,
+// Mcp-Name and Mcp-Param-* are the client's own and are not overridden).
 func WithHeader(key, value string) Option {
 	return func(s *settings) {
 		h := s.header.Clone()
