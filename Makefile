@@ -19,7 +19,7 @@ GENERATED := gen collections README.md $(foreach ep,$(ENDPOINTS),client/$(ep)/to
 
 .PHONY: help
 help: ## List the targets
-	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-24s %s\n", $$1, $$2}'
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-32s %s\n", $$1, $$2}'
 
 .PHONY: run
 run: ## Run the server on ADDR (default :8080) with embedded defaults (public mode)
@@ -69,7 +69,7 @@ vet: ## go vet every package
 .PHONY: test
 test: npm check-generated vet ## Everything CI runs: generated-file check, vet, unit and integration tests, conformance, tool checks
 	$(GO) test -count=1 ./...
-	$(MAKE) check-ts check-schemas-ajv lint-openapi test-collections test-conformance test-conformance-ts test-mcp-conformance test-inspector test-client-conformance test-run-oauth test-browser
+	$(MAKE) check-ts check-schemas-ajv lint-openapi test-collections test-conformance test-conformance-ts test-mcp-conformance test-inspector test-client-conformance test-authorization-conformance test-run-oauth test-browser
 
 .PHONY: test-conformance
 test-conformance: ## Run the ginkgo conformance suite against a freshly started local server
@@ -88,8 +88,12 @@ test-inspector: npm ## Run MCP Inspector 2.12's CLI in both protocol eras (2025-
 	bash scripts/inspector.sh
 
 .PHONY: test-client-conformance
-test-client-conformance: npm ## Run the official MCP conformance suite's client scenarios against the trident CLI
+test-client-conformance: npm ## Run the official MCP conformance suite's client scenarios against the trident CLI (0.1.16, and the 0.2 line at 2025-11-25 and 2026-07-28)
 	bash client/conformance/run.sh
+
+.PHONY: test-authorization-conformance
+test-authorization-conformance: npm ## Run the official MCP conformance suite's authorization mode (0.2 line) against the dev issuer, with a DCR client and a client ID metadata document
+	bash tools/dev-issuer/conformance.sh
 
 .PHONY: test-run-oauth
 test-run-oauth: ## Start the server in OAuth mode beside the dev issuer and walk docs/oauth.md's curl flow

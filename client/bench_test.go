@@ -86,21 +86,29 @@ func benchClientCall(b *testing.B, hc *http.Client, endpoint string) {
 	}
 }
 
-// cannedTransport answers every request in memory, so the pair of
-// benchmarks below measures only client-side work, free of loopback noise.
-type cannedTransport struct{}
+// cannedTransport answers every request in memory, so the benchmarks below
+// measure only client-side work, free of loopback noise. With stateless it
+// answers server/discover as a 2026-07-28 server does, so that calls take
+// the stateless path (_meta, Mcp-* headers); else as an older server, which
+// answers every method with the tool result.
+type cannedTransport struct{ stateless bool }
 
-func (cannedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+func (t cannedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	var req struct {
-		ID json.RawMessage `json:"id"`
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
 	}
 	body, _ := io.ReadAll(r.Body)
 	r.Body.Close()
 	json.Unmarshal(body, &req)
+	result := benchResult
+	if t.stateless && req.Method == client.MethodDiscover {
+		result = `"result":{"resultType":"complete","ttlMs":0,"cacheScope":"public","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}}}}`
+	}
 	return &http.Response{
 		StatusCode: 200, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 		Header:  http.Header{"Content-Type": {"application/json"}},
-		Body:    io.NopCloser(bytes.NewReader([]byte(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,` + benchResult))),
+		Body:    io.NopCloser(bytes.NewReader([]byte(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,` + result))),
 		Request: r,
 	}, nil
 }
@@ -111,4 +119,9 @@ func BenchmarkPlainPOSTInMemory(b *testing.B) {
 
 func BenchmarkClientCallInMemory(b *testing.B) {
 	benchClientCall(b, &http.Client{Transport: cannedTransport{}}, "http://mcp.test/mcp")
+}
+
+// BenchmarkClientCallInMemoryStateless is the same call in 2026-07-28.
+func BenchmarkClientCallInMemoryStateless(b *testing.B) {
+	benchClientCall(b, &http.Client{Transport: cannedTransport{stateless: true}}, "http://mcp.test/mcp")
 }

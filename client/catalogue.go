@@ -56,11 +56,18 @@ func codeForHTTP(status, rpcCode int, msg string) Code {
 
 // codeForTool names a tool refusal by the catalogue's text signal, the
 // documented way to recognise one ("match on the error signal, not the
-// human-readable text").
+// human-readable text"). From 2025-11-25 on, failed argument validation
+// is a tool result too, carrying the INVALID_ARGUMENTS message
+// ("Invalid params: {field}: {reason}") that the -32602 error of older
+// revisions carries (SEP-1303); the text before the first placeholder is
+// its signal.
 func codeForTool(text string) (Code, bool) {
-	e, ok := errcodes.ByToolText(text)
-	if !ok {
-		return "", false
+	if e, ok := errcodes.ByToolText(text); ok {
+		return e.Code, e.Retryable
 	}
-	return e.Code, e.Retryable
+	e := errcodes.MustLookup(errcodes.InvalidArguments)
+	if prefix, _, _ := strings.Cut(e.Message, "{"); prefix != "" && strings.HasPrefix(text, prefix) {
+		return e.Code, e.Retryable
+	}
+	return "", false
 }

@@ -2,20 +2,22 @@ package client
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/sync/singleflight"
 )
-
-// DefaultProtocolVersion is the MCP revision the specification documents.
-const DefaultProtocolVersion = "2025-06-18"
 
 // JSON-RPC methods the client sends.
 const (
@@ -24,6 +26,10 @@ const (
 	MethodToolsCall   = "tools/call"
 	MethodToolsList   = "tools/list"
 	MethodProgress    = "notifications/progress"
+	MethodDiscover    = "server/discover"
+
+	MethodPromptsGet    = "prompts/get"
+	MethodResourcesRead = "resources/read"
 )
 
 var errNoRefresh = errors.New("client: the token source cannot refresh a fixed token")
@@ -35,12 +41,19 @@ type Client struct {
 	base     settings
 
 	nextID atomic.Int64
-	group  singleflight.Group // one initialize at a time
+	group  singleflight.Group // one negotiation, one initialize at a time
 
-	mu              sync.Mutex
-	sessionID       string
-	initialized     bool
-	protocolVersion string // negotiated; "" before initialize
+	mu          sync.Mutex
+	sessionID   string
+	initialized bool
+	// version is the revision requests carry: chosen by [Client.negotiate]
+	// on first use, then the one initialize settled on; "" before.
+	version string
+	// offered are the revisions the server said it speaks (server/discover,
+	// or a refusal listing them); nil while it has not said.
+	offered   []string
+	discovery *cachedDiscovery // the last server/discover answer
+	tools     toolCatalog      // what tools/list said, for headers and its cache
 }
 
 // New returns a client for the MCP endpoint URL, e.g.
@@ -62,6 +75,15 @@ func New(endpoint string, opts ...Option) (*Client, error) {
 
 // Endpoint returns the MCP endpoint URL.
 func (c *Client) Endpoint() string { return c.endpoint }
+
+// ProtocolVersion returns the MCP revision the client's requests carry: the
+// newest the server and the client share, found on the first request (see
+// [WithProtocolVersion]); "" before it.
+func (c *Client) ProtocolVersion() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.version
+}
 
 // SessionID returns the Mcp-Session-Id the server gave at initialize, "" for
 // a stateless client.
@@ -161,29 +183,99 @@ type Tool struct {
 }
 
 // ListTools returns every tool, following nextCursor.
+//
+// From 2026-07-28 the listing also tells calls which arguments to mirror
+// into Mcp-Param-* headers: a tool whose x-mcp-header marks are invalid is
+// left out (and logged, see [WithLogger]), as the revision requires, so
+// that one malformed tool does not keep the others from being used. The
+// listing is reused while its ttlMs says it is fresh, and a "private" one
+// only with the credentials that fetched it.
 func (c *Client) ListTools(ctx context.Context, opts ...CallOption) ([]Tool, error) {
 	s := c.settings(opts)
+	v, err := c.revision(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	stateless := isStateless(v)
+	if stateless {
+		auth, err := c.authContext(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		if tools, ok := c.tools.cached(s.clock.Now(), auth); ok {
+			return slices.Clone(tools), nil
+		}
+	}
 	var tools []Tool
+	var ttl time.Duration
+	public := true
 	cursor := ""
-	for range 100 {
+	for page := 0; ; page++ {
+		if page == 100 {
+			return nil, fmt.Errorf("client: tools/list: more than 100 pages")
+		}
 		params := map[string]any{}
 		if cursor != "" {
 			params["cursor"] = cursor
 		}
-		var page struct {
+		var res struct {
 			Tools      []Tool `json:"tools"`
 			NextCursor string `json:"nextCursor"`
+			TTLMs      int64  `json:"ttlMs"`
+			CacheScope string `json:"cacheScope"`
 		}
-		if err := c.do(ctx, s, MethodToolsList, params, &page); err != nil {
+		if err := c.do(ctx, s, MethodToolsList, params, &res); err != nil {
 			return nil, err
 		}
-		tools = append(tools, page.Tools...)
-		if page.NextCursor == "" {
-			return tools, nil
+		tools = append(tools, res.Tools...)
+		// The listing is as fresh as its stalest page, and as private as
+		// its most private one.
+		if page == 0 || time.Duration(res.TTLMs)*time.Millisecond < ttl {
+			ttl = time.Duration(res.TTLMs) * time.Millisecond
 		}
-		cursor = page.NextCursor
+		public = public && res.CacheScope == "public"
+		if res.NextCursor == "" {
+			break
+		}
+		cursor = res.NextCursor
 	}
-	return nil, fmt.Errorf("client: tools/list: more than 100 pages")
+	if !stateless || c.ProtocolVersion() != v {
+		return tools, nil
+	}
+	kept, bindings := tools[:0:0], map[string][]paramHeader{}
+	for _, tl := range tools {
+		b, err := paramHeadersOf(tl.InputSchema)
+		if err != nil {
+			s.logger.Warn("client: leaving out a tool whose x-mcp-header marks are invalid", "tool", tl.Name, "reason", err.Error())
+			continue
+		}
+		kept, bindings[tl.Name] = append(kept, tl), b
+	}
+	c.tools.learn(kept, bindings)
+	auth, err := c.authContext(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	c.tools.keep(&cachedTools{tools: kept, at: s.clock.Now(), ttl: ttl, public: public, auth: auth})
+	return slices.Clone(kept), nil
+}
+
+// authContext names the credentials the client would send now (a digest
+// of the token, "" without one), which a "private" cached answer must
+// match: such an answer "MUST NOT" serve another authorization context.
+func (c *Client) authContext(ctx context.Context, s *settings) (string, error) {
+	if s.tokens == nil {
+		return "", nil
+	}
+	t, err := s.tokens.Token(ctx)
+	if err != nil {
+		return "", fmt.Errorf("client: getting an access token: %w", err)
+	}
+	if t == "" {
+		return "", nil
+	}
+	sum := sha256.Sum256([]byte(t))
+	return hex.EncodeToString(sum[:]), nil
 }
 
 // Do sends any JSON-RPC request and decodes its result into result (when
@@ -209,14 +301,38 @@ type frame struct {
 	Error  *RPCError       `json:"error,omitempty"`
 }
 
-// do runs one JSON-RPC call with retries, the handshake and decoding.
+// do runs one JSON-RPC call in the revision the server and the client
+// share: stateless ([Client.doStateless]) from 2026-07-28, with the
+// handshake's session otherwise ([Client.doHandshake]). A server that
+// refuses the revision and lists those it speaks is met in the newest of
+// them, once per call.
 func (c *Client) do(ctx context.Context, s *settings, method string, params, result any) error {
+	for renegotiated := false; ; renegotiated = true {
+		v, err := c.revision(ctx, s)
+		if err != nil {
+			return err
+		}
+		if isStateless(v) {
+			err = c.doStateless(ctx, s, v, method, params, result)
+		} else {
+			err = c.doHandshake(ctx, s, method, params, result)
+		}
+		if err == nil || renegotiated || !c.renegotiate(v, err) {
+			return err
+		}
+	}
+}
+
+// doHandshake runs one call of the handshake revisions (2025-11-25 and
+// older): initialize when the settings or the server ask for a session,
+// the session's GET stream while a tools/call may be asked for input.
+func (c *Client) doHandshake(ctx context.Context, s *settings, method string, params, result any) error {
 	if s.handshake == HandshakeAlways && method != MethodInitialize {
 		if err := c.ensureSession(ctx, s, false); err != nil {
 			return err
 		}
 	}
-	id := json.RawMessage(strconv.AppendInt(nil, c.nextID.Add(1), 10))
+	id := c.newID()
 	if s.progress != nil {
 		params = withProgressToken(params, string(id))
 	}
@@ -224,47 +340,85 @@ func (c *Client) do(ctx context.Context, s *settings, method string, params, res
 	if err != nil {
 		return fmt.Errorf("client: %s: encoding params: %w", method, err)
 	}
-	rebuilt := false
 	defer c.listen(ctx, s, method)()
+	rebuilt := false
+	// A server that wants a session gets one, once per call, without
+	// spending a retry attempt.
+	again := func(err error) (bool, error) {
+		if rebuilt || method == MethodInitialize || s.handshake == HandshakeNever || !c.wantsSession(err) {
+			return false, nil
+		}
+		rebuilt = true
+		return true, c.ensureSession(ctx, s, true)
+	}
+	var hdr http.Header
+	if method == MethodInitialize {
+		// initialize names the revision it offers, which requests carry
+		// from then on.
+		hdr = http.Header{"Mcp-Protocol-Version": {c.handshakeVersion(s)}}
+	}
+	f, err := c.send(ctx, s, method, id, body, hdr, again)
+	if err != nil {
+		return err
+	}
+	return decodeResult(method, f.Result, result)
+}
+
+func (c *Client) newID() json.RawMessage {
+	return strconv.AppendInt(nil, c.nextID.Add(1), 10)
+}
+
+// send posts body until the server answers it, retrying transient
+// failures as the retry policy says. again, when not nil, is asked first
+// about each failure: it may repair what the failure says (a session) and
+// have body sent again without spending an attempt. A JSON-RPC error
+// answer is returned as an [*RPCError].
+func (c *Client) send(ctx context.Context, s *settings, method string, id json.RawMessage, body []byte, hdr http.Header, again func(error) (bool, error)) (*frame, error) {
 	for attempt := 1; ; attempt++ {
-		f, err := c.exchange(ctx, s, method, id, body)
+		f, err := c.exchange(ctx, s, method, id, body, hdr)
 		if err == nil && f.Error != nil {
 			f.Error.Method, f.Error.Name = method, codeForRPC(f.Error.Code)
 			err = f.Error
 		}
 		if err == nil {
-			if result != nil && len(f.Result) > 0 {
-				if uerr := json.Unmarshal(f.Result, result); uerr != nil {
-					return fmt.Errorf("client: %s: decoding result: %w", method, uerr)
-				}
-			}
-			return nil
+			return f, nil
 		}
 		if ctx.Err() != nil {
-			return fmt.Errorf("client: %s: %w (last failure: %w)", method, ctx.Err(), err)
+			return nil, fmt.Errorf("client: %s: %w (last failure: %w)", method, ctx.Err(), err)
 		}
-		// A server that wants a session gets one, once per call, without
-		// spending a retry attempt.
-		if !rebuilt && method != MethodInitialize && s.handshake != HandshakeNever && c.wantsSession(err) {
-			rebuilt = true
-			if herr := c.ensureSession(ctx, s, true); herr != nil {
-				return herr
+		if again != nil {
+			retry, aerr := again(err)
+			if aerr != nil {
+				return nil, aerr
 			}
-			attempt--
-			continue
+			if retry {
+				attempt--
+				continue
+			}
 		}
 		var tr *TransportError
 		if !errors.As(err, &tr) || !tr.Temporary() || attempt >= s.retry.attempts() {
-			return err
+			return nil, err
 		}
 		wait, ok := s.retry.delay(attempt, tr.RetryAfter)
 		if !ok {
-			return err
+			return nil, err
 		}
 		if serr := s.clock.Sleep(ctx, wait); serr != nil {
-			return fmt.Errorf("client: %s: %w (last failure: %w)", method, serr, err)
+			return nil, fmt.Errorf("client: %s: %w (last failure: %w)", method, serr, err)
 		}
 	}
+}
+
+// decodeResult decodes a JSON-RPC result into out (when non-nil).
+func decodeResult(method string, raw json.RawMessage, out any) error {
+	if out == nil || len(raw) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return fmt.Errorf("client: %s: decoding result: %w", method, err)
+	}
+	return nil
 }
 
 // withProgressToken adds _meta.progressToken to params, which must encode
@@ -307,22 +461,15 @@ func (c *Client) wantsSession(err error) bool {
 	return false
 }
 
-// ensureSession runs initialize and notifications/initialized unless done
-// already (or, with again, even if done: the server forgot the session).
-// Concurrent callers share one handshake, run on the context of the caller
-// that started it. A caller waiting on it stops when its own context ends,
-// and when the handshake failed only because its starter gave up, runs it
-// again for itself rather than return someone else's cancellation.
-func (c *Client) ensureSession(ctx context.Context, s *settings, again bool) error {
-	c.mu.Lock()
-	done, stale := c.initialized, c.sessionID
-	c.mu.Unlock()
-	if done && !again {
-		return nil
-	}
+// shared runs fn once for every caller that asks for key at the same
+// time, on the context of the caller that started it. A caller waiting on
+// it stops when its own context ends, and when fn failed only because its
+// starter gave up, runs it again for itself rather than return someone
+// else's cancellation.
+func (c *Client) shared(ctx context.Context, key string, fn func() error) error {
 	for try := 0; ; try++ {
 		select {
-		case r := <-c.group.DoChan("initialize:"+stale, func() (any, error) { return nil, c.handshake(ctx, s, stale) }):
+		case r := <-c.group.DoChan(key, func() (any, error) { return nil, fn() }):
 			if try == 0 && r.Err != nil && ctx.Err() == nil && (errors.Is(r.Err, context.Canceled) || errors.Is(r.Err, context.DeadlineExceeded)) {
 				continue // the starter's context ended, not ours
 			}
@@ -333,6 +480,19 @@ func (c *Client) ensureSession(ctx context.Context, s *settings, again bool) err
 	}
 }
 
+// ensureSession runs initialize and notifications/initialized unless done
+// already (or, with again, even if done: the server forgot the session).
+// Concurrent callers share one handshake ([Client.shared]).
+func (c *Client) ensureSession(ctx context.Context, s *settings, again bool) error {
+	c.mu.Lock()
+	done, stale := c.initialized, c.sessionID
+	c.mu.Unlock()
+	if done && !again {
+		return nil
+	}
+	return c.shared(ctx, "initialize:"+stale, func() error { return c.handshake(ctx, s, stale) })
+}
+
 // handshake is one initialize exchange, unless another caller already
 // replaced the session stale.
 func (c *Client) handshake(ctx context.Context, s *settings, stale string) error {
@@ -341,27 +501,30 @@ func (c *Client) handshake(ctx context.Context, s *settings, stale string) error
 		c.mu.Unlock()
 		return nil // another caller already rebuilt it
 	}
-	c.sessionID, c.initialized, c.protocolVersion = "", false, ""
+	c.sessionID, c.initialized = "", false
 	c.mu.Unlock()
 
 	hs := *s
 	hs.progress = nil
 	params := map[string]any{
-		"protocolVersion": s.protocolVersion,
+		"protocolVersion": c.handshakeVersion(s),
 		"capabilities":    s.capabilities(),
 		"clientInfo":      map[string]any{"name": s.clientName, "version": s.clientVersion},
 	}
 	var res struct {
 		ProtocolVersion string `json:"protocolVersion"`
 	}
-	if err := c.do(ctx, &hs, MethodInitialize, params, &res); err != nil {
+	if err := c.doHandshake(ctx, &hs, MethodInitialize, params, &res); err != nil {
 		return err
 	}
+	if !slices.Contains(supportedVersions, res.ProtocolVersion) {
+		return fmt.Errorf("client: initialize: the server chose revision %q, which the client does not speak (%s)", res.ProtocolVersion, strings.Join(supportedVersions, ", "))
+	}
 	c.mu.Lock()
-	c.protocolVersion = res.ProtocolVersion
+	c.version = res.ProtocolVersion
 	c.mu.Unlock()
 	body, _ := json.Marshal(request{JSONRPC: "2.0", Method: MethodInitialized})
-	if _, err := c.exchange(ctx, &hs, MethodInitialized, nil, body); err != nil {
+	if _, err := c.exchange(ctx, &hs, MethodInitialized, nil, body, nil); err != nil {
 		return err
 	}
 	c.mu.Lock()

@@ -76,35 +76,61 @@ var helensburghToAirport = mcptypes.EstimateFareInput{
 	VehicleType: ptr(mcptypes.EstimateFareInputVehicleTypeExecutive), MeetAndGreet: ptr(false),
 }
 
-func TestEstimateFareJSON(t *testing.T) {
-	env := faultserver.Start(t, faultserver.Options{}, false)
-	c := newClient(t, env, newFakeClock())
-	got, err := c.EstimateFare(context.Background(), helensburghToAirport)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.FareGBP != 62.4 || got.Rate != mcptypes.EstimateFareOutputRateDay || got.TariffVersion != "argyll-2024-04" {
-		t.Errorf("EstimateFare = %+v, want the seed's sample values", got)
-	}
-	reqs := env.Server.Requests()
-	if len(reqs) != 1 {
-		t.Fatalf("got %d requests, want 1", len(reqs))
-	}
-	h := reqs[0].Header
-	for k, want := range map[string]string{
-		"Content-Type":         "application/json",
-		"Accept":               "application/json, text/event-stream",
-		"Mcp-Protocol-Version": client.DefaultProtocolVersion,
-		"Authorization":        "",
-		"Mcp-Session-Id":       "",
-	} {
-		if got := h.Get(k); got != want {
-			t.Errorf("header %s = %q, want %q", k, got, want)
+// revisions runs a test against a fault server of the handshake revisions
+// and against one that speaks 2026-07-28 too: the client finds out which
+// with server/discover, and retries, errors and streams behave alike.
+func revisions(t *testing.T, test func(t *testing.T, stateless bool)) {
+	for _, stateless := range []bool{false, true} {
+		name := "2025-06-18"
+		if stateless {
+			name = client.LatestProtocolVersion
 		}
+		t.Run(name, func(t *testing.T) { test(t, stateless) })
 	}
-	if reqs[0].Method != client.MethodToolsCall {
-		t.Errorf("method = %q, want tools/call without initialize", reqs[0].Method)
-	}
+}
+
+func TestEstimateFareJSON(t *testing.T) {
+	revisions(t, func(t *testing.T, stateless bool) {
+		env := faultserver.Start(t, faultserver.Options{Stateless: stateless}, false)
+		c := newClient(t, env, newFakeClock())
+		got, err := c.EstimateFare(context.Background(), helensburghToAirport)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.FareGBP != 62.4 || got.Rate != mcptypes.EstimateFareOutputRateDay || got.TariffVersion != "argyll-2024-04" {
+			t.Errorf("EstimateFare = %+v, want the seed's sample values", got)
+		}
+		reqs := env.Server.Requests()
+		var methods []string
+		for _, r := range reqs {
+			methods = append(methods, r.Method)
+		}
+		// The client asks once which revisions the server speaks, then
+		// calls without initialize either way.
+		if diff := cmp.Diff([]string{client.MethodDiscover, client.MethodToolsCall}, methods); diff != "" {
+			t.Fatalf("requests (-want +got):\n%s", diff)
+		}
+		want := map[string]string{
+			"Content-Type":         "application/json",
+			"Accept":               "application/json, text/event-stream",
+			"Mcp-Protocol-Version": client.DocumentedProtocolVersion,
+			"Authorization":        "",
+			"Mcp-Session-Id":       "",
+			"Mcp-Method":           "",
+			"Mcp-Name":             "",
+		}
+		if stateless {
+			want["Mcp-Protocol-Version"], want["Mcp-Method"], want["Mcp-Name"] = client.LatestProtocolVersion, client.MethodToolsCall, mcptypes.ToolEstimateFare
+		}
+		for k, v := range want {
+			if got := reqs[1].Header.Get(k); got != v {
+				t.Errorf("header %s = %q, want %q", k, got, v)
+			}
+		}
+		if got := c.ProtocolVersion(); got != want["Mcp-Protocol-Version"] {
+			t.Errorf("ProtocolVersion() = %q, want %q", got, want["Mcp-Protocol-Version"])
+		}
+	})
 }
 
 func TestStreamedCallDeliversProgressThenResult(t *testing.T) {
@@ -257,31 +283,37 @@ func TestRetries(t *testing.T) {
 			},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			env := faultserver.Start(t, faultserver.Options{}, false)
-			env.Server.Enqueue(tt.faults...)
-			clock := newFakeClock()
-			c := newClient(t, env, clock)
-			_, err := c.EstimateFare(context.Background(), helensburghToAirport, client.WithProgress(func(client.Progress) {}))
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("error = %v, wantErr %v", err, tt.wantErr)
-			}
-			if tt.check != nil {
-				tt.check(t, err)
-			}
-			if got := env.Server.Count(client.MethodToolsCall); got != tt.wantCalls {
-				t.Errorf("server saw %d calls, want %d", got, tt.wantCalls)
-			}
-			if diff := cmp.Diff(tt.wantSleeps, clock.Sleeps()); diff != "" {
-				t.Errorf("waits (-want +got):\n%s", diff)
-			}
-		})
-	}
+	revisions(t, func(t *testing.T, stateless bool) {
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				env := faultserver.Start(t, faultserver.Options{Stateless: stateless}, false)
+				env.Server.Enqueue(tt.faults...)
+				clock := newFakeClock()
+				c := newClient(t, env, clock)
+				_, err := c.EstimateFare(context.Background(), helensburghToAirport, client.WithProgress(func(client.Progress) {}))
+				if (err != nil) != tt.wantErr {
+					t.Fatalf("error = %v, wantErr %v", err, tt.wantErr)
+				}
+				if tt.check != nil {
+					tt.check(t, err)
+				}
+				if got := env.Server.Count(client.MethodToolsCall); got != tt.wantCalls {
+					t.Errorf("server saw %d calls, want %d", got, tt.wantCalls)
+				}
+				if diff := cmp.Diff(tt.wantSleeps, clock.Sleeps()); diff != "" {
+					t.Errorf("waits (-want +got):\n%s", diff)
+				}
+			})
+		}
+	})
 }
 
 func TestContextEndStopsBackoffAtOnce(t *testing.T) {
-	env := faultserver.Start(t, faultserver.Options{}, false)
+	revisions(t, testContextEndStopsBackoffAtOnce)
+}
+
+func testContextEndStopsBackoffAtOnce(t *testing.T, stateless bool) {
+	env := faultserver.Start(t, faultserver.Options{Stateless: stateless}, false)
 	env.Server.Enqueue(faultserver.Fault{Status: 503}, faultserver.Fault{Status: 503})
 	ctx, cancel := context.WithCancel(context.Background())
 	clock := newFakeClock()

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"time"
 )
@@ -15,7 +16,8 @@ type Option func(*settings)
 // per call.
 type CallOption = Option
 
-// Handshake says when the client sends initialize.
+// Handshake says when the client sends initialize, in the revisions that
+// have it (2025-11-25 and older); a server of 2026-07-28 is never sent one.
 type Handshake int
 
 const (
@@ -91,6 +93,7 @@ type settings struct {
 	clientName      string
 	clientVersion   string
 	elicit          ElicitationHandler
+	logger          *slog.Logger
 }
 
 func defaultSettings() settings {
@@ -99,9 +102,10 @@ func defaultSettings() settings {
 		clock:           SystemClock{},
 		retry:           DefaultRetryPolicy(),
 		maxBody:         16 << 20,
-		protocolVersion: DefaultProtocolVersion,
+		protocolVersion: LatestProtocolVersion,
 		clientName:      "trident-go-client",
 		clientVersion:   "0.1.0",
+		logger:          slog.Default(),
 	}
 }
 
@@ -133,8 +137,8 @@ func WithMaxEventSize(n int) Option { return func(s *settings) { s.maxEventSize 
 func WithMaxResponseBytes(n int64) Option { return func(s *settings) { s.maxBody = n } }
 
 // WithHeader adds a header to every request (Content-Type, Accept,
-// MCP-Protocol-Version and Authorization are the client's own and are not
-// overridden).
+// MCP-Protocol-Version, Authorization and, from 2026-07-28, Mcp-Method,
+// Mcp-Name and Mcp-Param-* are the client's own and are not overridden).
 func WithHeader(key, value string) Option {
 	return func(s *settings) {
 		h := s.header.Clone()
@@ -146,10 +150,19 @@ func WithHeader(key, value string) Option {
 	}
 }
 
-// WithProtocolVersion sets MCP-Protocol-Version and the version offered in
-// initialize. Default: [DefaultProtocolVersion]. After initialize the
-// version the server chose is sent.
+// WithProtocolVersion sets the MCP revision the client offers first.
+// Default: [LatestProtocolVersion], 2026-07-28, which the client offers in
+// a server/discover before its first call; a server that speaks it is
+// called statelessly in it, and any other is met in the newest revision
+// both speak (2025-11-25 in initialize, the specification's 2025-06-18 on a
+// stateless call to a server that never said). Naming a revision before
+// 2026-07-28 skips server/discover and speaks that one, until the server
+// refuses it and lists others, or initialize settles on another.
 func WithProtocolVersion(v string) Option { return func(s *settings) { s.protocolVersion = v } }
+
+// WithLogger sets where the client logs what it must report but that fails
+// no call, such as a tool tools/list leaves out. Default: slog.Default().
+func WithLogger(l *slog.Logger) Option { return func(s *settings) { s.logger = l } }
 
 // WithProgress asks the server to stream the call (it adds
 // params._meta.progressToken) and delivers each notifications/progress frame

@@ -85,14 +85,9 @@ func (c *Client) answer(ctx context.Context, s *settings, f *frame, token string
 	case f.Method == MethodPing:
 		reply.Result = struct{}{}
 	case f.Method == MethodElicit && s.elicit != nil:
-		var req ElicitRequest
-		if err := json.Unmarshal(f.Params, &req); err != nil {
-			reply.Error = &RPCError{Code: -32602, Message: "Invalid params: " + err.Error()}
-			break
-		}
-		res, err := s.elicit(ctx, &req)
-		if err != nil {
-			reply.Error = &RPCError{Code: -32603, Message: err.Error()}
+		res, rerr := elicit(ctx, s, f.Params)
+		if rerr != nil {
+			reply.Error = rerr
 			break
 		}
 		reply.Result = res
@@ -103,7 +98,7 @@ func (c *Client) answer(ctx context.Context, s *settings, f *frame, token string
 	if err != nil {
 		return fmt.Errorf("client: answering %s: %w", f.Method, err)
 	}
-	resp, err := c.post(ctx, s, body, token)
+	resp, err := c.post(ctx, s, body, token, nil)
 	if err != nil {
 		return &TransportError{Method: f.Method, Err: err}
 	}
@@ -113,6 +108,20 @@ func (c *Client) answer(ctx context.Context, s *settings, f *frame, token string
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()
 	return nil
+}
+
+// elicit asks the [WithElicitation] handler what an elicitation/create
+// with params wants; the error is what a JSON-RPC reply would carry.
+func elicit(ctx context.Context, s *settings, params json.RawMessage) (*ElicitResult, *RPCError) {
+	var req ElicitRequest
+	if err := json.Unmarshal(params, &req); err != nil {
+		return nil, &RPCError{Code: -32602, Message: "Invalid params: " + err.Error()}
+	}
+	res, err := s.elicit(ctx, &req)
+	if err != nil {
+		return nil, &RPCError{Code: -32603, Message: err.Error()}
+	}
+	return res, nil
 }
 
 // capabilities is what initialize declares.

@@ -42,6 +42,11 @@ func sseHeader(w http.ResponseWriter) {
 	w.WriteHeader(200)
 }
 
+// handshakeEra makes a client speak 2025-06-18 at once, without the
+// server/discover it sends first by default: for tests of the transport
+// (streams, resumption, challenges, caps) whose servers count requests.
+var handshakeEra = client.WithProtocolVersion(client.DocumentedProtocolVersion)
+
 func okResult(id json.RawMessage) string {
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"done"}]}}`, id)
 }
@@ -69,7 +74,7 @@ func TestCutStreamResumesWithLastEventIDAfterRetry(t *testing.T) {
 	}))
 	defer srv.Close()
 	clock := newFakeClock()
-	c, err := client.New(srv.URL, client.WithClock(clock))
+	c, err := client.New(srv.URL, client.WithClock(clock), handshakeEra)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +127,7 @@ func TestCutStreamWithoutResumptionIsSentAgain(t *testing.T) {
 			clock := newFakeClock()
 			p := client.DefaultRetryPolicy()
 			p.Jitter = maxJitter
-			c, _ := client.New(srv.URL, client.WithClock(clock), client.WithRetry(p))
+			c, _ := client.New(srv.URL, client.WithClock(clock), client.WithRetry(p), handshakeEra)
 			if _, err := c.Call(context.Background(), "slow", nil, nil); err != nil {
 				t.Fatal(err)
 			}
@@ -290,7 +295,7 @@ func TestAuthorizerAnswersUnauthorizedThenStepUp(t *testing.T) {
 	}))
 	defer srv.Close()
 	az := &fakeAuthorizer{}
-	c, _ := client.New(srv.URL, client.WithTokenSource(az))
+	c, _ := client.New(srv.URL, client.WithTokenSource(az), handshakeEra)
 	if _, err := c.Call(context.Background(), "x", nil, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +334,7 @@ func TestChallengeRoundsAreBounded(t *testing.T) {
 	}))
 	defer srv.Close()
 	az := &fakeAuthorizer{}
-	c, _ := client.New(srv.URL, client.WithTokenSource(az))
+	c, _ := client.New(srv.URL, client.WithTokenSource(az), handshakeEra)
 	_, err := c.Call(context.Background(), "x", nil, nil)
 	var tr *client.TransportError
 	if !errors.As(err, &tr) || tr.StatusCode != 401 || len(az.challenges) != 2 || posts != 3 {
@@ -473,7 +478,7 @@ func TestReplySizeCaps(t *testing.T) {
 				io.WriteString(w, body)
 			}))
 			defer srv.Close()
-			c, _ := client.New(srv.URL, tt.opt, client.WithClock(newFakeClock()))
+			c, _ := client.New(srv.URL, tt.opt, client.WithClock(newFakeClock()), handshakeEra)
 			res, err := c.Call(context.Background(), "x", nil, nil)
 			if tt.wantErr == "" {
 				if err != nil || res.Text() != big {

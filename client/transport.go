@@ -23,7 +23,7 @@ const acceptBoth = "application/json, text/event-stream"
 // to three times with an [Authorizer]) and reads the reply. id is nil for a
 // notification, which expects 202 and no body. A nil frame with a nil error
 // means the notification was accepted.
-func (c *Client) exchange(ctx context.Context, s *settings, method string, id json.RawMessage, body []byte) (*frame, error) {
+func (c *Client) exchange(ctx context.Context, s *settings, method string, id json.RawMessage, body []byte, hdr http.Header) (*frame, error) {
 	token := ""
 	if s.tokens != nil {
 		t, err := s.tokens.Token(ctx)
@@ -32,7 +32,7 @@ func (c *Client) exchange(ctx context.Context, s *settings, method string, id js
 		}
 		token = t
 	}
-	resp, err := c.post(ctx, s, body, token)
+	resp, err := c.post(ctx, s, body, token, hdr)
 	if err != nil {
 		return nil, &TransportError{Method: method, Err: err}
 	}
@@ -51,7 +51,7 @@ func (c *Client) exchange(ctx context.Context, s *settings, method string, id js
 				return nil, fmt.Errorf("client: %s: authorizer returned no new token: %w", method, first)
 			}
 			token = fresh
-			if resp, err = c.post(ctx, s, body, token); err != nil {
+			if resp, err = c.post(ctx, s, body, token, hdr); err != nil {
 				return nil, &TransportError{Method: method, Err: err}
 			}
 		}
@@ -68,7 +68,7 @@ func (c *Client) exchange(ctx context.Context, s *settings, method string, id js
 			return nil, fmt.Errorf("client: %s: token source returned the rejected token again: %w", method, first)
 		}
 		token = fresh
-		resp, err = c.post(ctx, s, body, token)
+		resp, err = c.post(ctx, s, body, token, hdr)
 		if err != nil {
 			return nil, &TransportError{Method: method, Err: err}
 		}
@@ -76,12 +76,17 @@ func (c *Client) exchange(ctx context.Context, s *settings, method string, id js
 	return c.readReply(ctx, s, method, id, resp, token)
 }
 
-func (c *Client) post(ctx context.Context, s *settings, body []byte, token string) (*http.Response, error) {
+// post sends body with the headers every request carries and hdr, this
+// request's own (which win).
+func (c *Client) post(ctx context.Context, s *settings, body []byte, token string, hdr http.Header) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
 	c.setHeaders(req, s, token)
+	for k, vs := range hdr {
+		req.Header[k] = vs
+	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", acceptBoth)
 	return s.httpClient.Do(req)
@@ -94,7 +99,7 @@ func (c *Client) setHeaders(req *http.Request, s *settings, token string) {
 		req.Header[k] = vs
 	}
 	c.mu.Lock()
-	version, session := c.protocolVersion, c.sessionID
+	version, session := c.version, c.sessionID
 	c.mu.Unlock()
 	if version == "" {
 		version = s.protocolVersion

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -123,7 +124,7 @@ func (a *Authorizer) Authorize(ctx context.Context, ch *client.Challenge) (strin
 	switch {
 	case ch.InsufficientScope() && covers(granted, ch.Scopes):
 		return "", fmt.Errorf("%w: %q (%s)", ErrScopeRefused, ch.Scopes, ch.Description)
-	case !ch.InsufficientScope() && ch.Rejected != "" && rec != nil && rec.RefreshToken != "":
+	case !ch.InsufficientScope() && ch.Rejected != "" && rec != nil && rec.RefreshToken != "" && a.stillIssuer(ctx, ch, rec):
 		t, err := src.Refresh(ctx, ch.Rejected)
 		if err == nil || !errors.Is(err, ErrReconsentRequired) {
 			return t, err
@@ -148,6 +149,31 @@ func (a *Authorizer) Authorize(ctx context.Context, ch *client.Challenge) (strin
 	}
 	a.src.Store(NewSource(a.cfg.Store, a.opts...))
 	return next.AccessToken, nil
+}
+
+// stillIssuer reports whether the authorization server that issued rec is
+// still one the resource names. A refused token is refreshed only then: a
+// resource that moved to another authorization server (SEP-2352) must be
+// authorized there anew, registering with it, and credentials of the old
+// one must never be presented to the new one. When the record or the
+// resource's metadata does not say, the refresh is tried, as before.
+func (a *Authorizer) stillIssuer(ctx context.Context, ch *client.Challenge, rec *Record) bool {
+	if rec.Issuer == "" {
+		return true
+	}
+	metadataURL := ch.ResourceMetadata
+	if metadataURL == "" {
+		metadataURL = a.cfg.ResourceMetadataURL
+	}
+	hc := a.cfg.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	prm, _, _, err := resourceMetadata(ctx, hc, a.cfg.Endpoint, metadataURL)
+	if err != nil || prm == nil || len(prm.AuthorizationServers) == 0 {
+		return true
+	}
+	return slices.Contains(prm.AuthorizationServers, rec.Issuer)
 }
 
 // covers reports whether have includes every scope of want; an empty want

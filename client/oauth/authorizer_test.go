@@ -46,6 +46,18 @@ type fakeAS struct {
 	// refuseRefresh answers every refresh_token grant invalid_grant, as an
 	// issuer does once the family is revoked.
 	refuseRefresh bool
+	// iss is the redirect's iss parameter: "" none, "exact" the issuer,
+	// "slash" the issuer with a trailing slash; issSupported advertises
+	// authorization_response_iss_parameter_supported.
+	iss          string
+	issSupported bool
+	// moveTo, when set, is the authorization server the resource moves to
+	// after its first successful call: its metadata names moveTo from then
+	// on, and only moveTo's tokens are accepted (SEP-2352).
+	moveTo *fakeAS
+	moved  bool
+	// tokenPrefix starts the tokens issued; "" means "tok-".
+	tokenPrefix string
 
 	srv *httptest.Server
 	mu  sync.Mutex
@@ -85,7 +97,13 @@ func newFakeAS(t *testing.T, f *fakeAS) *fakeAS {
 		if f.prmResource != "" {
 			res = f.prmResource
 		}
-		m := map[string]any{"resource": res, "authorization_servers": []string{base}}
+		as := base
+		f.mu.Lock()
+		if f.moved {
+			as = f.moveTo.srv.URL
+		}
+		f.mu.Unlock()
+		m := map[string]any{"resource": res, "authorization_servers": []string{as}}
 		if f.prmScopes != nil {
 			m["scopes_supported"] = f.prmScopes
 		}
@@ -112,6 +130,9 @@ func newFakeAS(t *testing.T, f *fakeAS) *fakeAS {
 		if f.cimd {
 			m["client_id_metadata_document_supported"] = true
 		}
+		if f.issSupported {
+			m["authorization_response_iss_parameter_supported"] = true
+		}
 		writeJSON(w, 200, m)
 	})
 	mux.HandleFunc("POST /register", func(w http.ResponseWriter, r *http.Request) {
@@ -137,6 +158,12 @@ func newFakeAS(t *testing.T, f *fakeAS) *fakeAS {
 		f.mu.Unlock()
 		to, _ := url.Parse(q.Get("redirect_uri"))
 		v := url.Values{"code": {"code-" + q.Get("scope")}, "state": {q.Get("state")}}
+		switch f.iss {
+		case "exact":
+			v.Set("iss", base)
+		case "slash":
+			v.Set("iss", base+"/")
+		}
 		to.RawQuery = v.Encode()
 		http.Redirect(w, r, to.String(), http.StatusFound)
 	})
@@ -158,7 +185,11 @@ func newFakeAS(t *testing.T, f *fakeAS) *fakeAS {
 			return
 		}
 		f.n++
-		tok := fmt.Sprintf("tok-%d", f.n)
+		prefix := f.tokenPrefix
+		if prefix == "" {
+			prefix = "tok-"
+		}
+		tok := fmt.Sprintf("%s%d", prefix, f.n)
 		scope := strings.TrimPrefix(r.PostForm.Get("code"), "code-")
 		f.tokens[tok] = strings.Fields(scope)
 		f.mu.Unlock()
@@ -181,6 +212,11 @@ func newFakeAS(t *testing.T, f *fakeAS) *fakeAS {
 		tok, hasTok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		f.mu.Lock()
 		scopes, known := f.tokens[tok]
+		if f.moved {
+			f.moveTo.mu.Lock()
+			scopes, known = f.moveTo.tokens[tok]
+			f.moveTo.mu.Unlock()
+		}
 		f.mcpTokens = append(f.mcpTokens, tok)
 		f.mu.Unlock()
 		meta := fmt.Sprintf(`resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, base)
@@ -201,6 +237,11 @@ func newFakeAS(t *testing.T, f *fakeAS) *fakeAS {
 			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope="%s", %s`, strings.Join(need, " "), meta))
 			writeJSON(w, 403, map[string]any{"error": "insufficient_scope"})
 			return
+		}
+		if f.moveTo != nil {
+			f.mu.Lock()
+			f.moved = true
+			f.mu.Unlock()
 		}
 		if req.ID == nil {
 			w.WriteHeader(202)
@@ -242,7 +283,7 @@ func newAuthorized(t *testing.T, f *fakeAS, cfg oauth.LoginConfig) (*client.Clie
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := client.New(f.endpoint(), client.WithTokenSource(az), client.WithHandshake(client.HandshakeNever))
+	c, err := client.New(f.endpoint(), client.WithTokenSource(az), client.WithHandshake(client.HandshakeNever), handshakeEra)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -548,5 +589,61 @@ func TestAuthorizeWaitHonoursTheContext(t *testing.T) {
 	}
 	if az.Authorizations() != 1 {
 		t.Errorf("Authorizations() = %d, want 1: the abandoned wait must not count", az.Authorizations())
+	}
+}
+
+// The redirect's iss is compared with the issuer by simple string
+// comparison (RFC 9207): a trailing slash is a different issuer, and the
+// code is not exchanged.
+func TestIssIsComparedExactly(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		as        *fakeAS
+		wantToken bool
+	}{
+		{"the issuer itself", &fakeAS{iss: "exact", issSupported: true}, true},
+		{"absent and not promised", &fakeAS{}, true},
+		{"the issuer with a trailing slash", &fakeAS{iss: "slash", issSupported: true}, false},
+		{"absent although promised", &fakeAS{issSupported: true}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFakeAS(t, tc.as)
+			c, _ := newAuthorized(t, f, oauth.LoginConfig{})
+			_, err := c.Call(context.Background(), "t", nil, nil)
+			if (err == nil) != tc.wantToken || !tc.wantToken && !strings.Contains(err.Error(), "iss") {
+				t.Errorf("Call: %v, want success %v", err, tc.wantToken)
+			}
+			if got := len(f.tokenRequests) > 0; got != tc.wantToken {
+				t.Errorf("code exchanged: %v, want %v", got, tc.wantToken)
+			}
+		})
+	}
+}
+
+// A resource that moves to another authorization server is authorized
+// there anew, registering with it; the old server's refresh token is not
+// used, and nothing of it reaches the new one (SEP-2352).
+func TestAuthorizationServerMigration(t *testing.T) {
+	to := newFakeAS(t, &fakeAS{tokenPrefix: "new-"})
+	from := newFakeAS(t, &fakeAS{moveTo: to})
+	c, az := newAuthorized(t, from, oauth.LoginConfig{})
+	for i := range 2 {
+		if _, err := c.Call(context.Background(), "t", nil, nil); err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+	if len(from.registrations) != 1 || len(to.registrations) != 1 {
+		t.Errorf("registrations: %d at the old server, %d at the new; want 1 and 1", len(from.registrations), len(to.registrations))
+	}
+	for _, tr := range from.tokenRequests {
+		if tr.grant == "refresh_token" {
+			t.Error("the old server's refresh token was used after the resource moved")
+		}
+	}
+	if len(to.tokenRequests) != 1 || to.tokenRequests[0].grant != "authorization_code" {
+		t.Errorf("token requests at the new server: %+v, want one authorization_code", to.tokenRequests)
+	}
+	if az.Authorizations() != 2 {
+		t.Errorf("%d authorizations, want 2", az.Authorizations())
 	}
 }

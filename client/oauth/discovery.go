@@ -51,50 +51,9 @@ func Discover(ctx context.Context, hc *http.Client, resource, metadataURL string
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	u, err := url.Parse(resource)
-	if err != nil || u.Host == "" {
-		return nil, fmt.Errorf("oauth: resource %q is not an absolute URL", resource)
-	}
-	origin := u.Scheme + "://" + u.Host
-
-	type candidate struct {
-		url string
-		// resources the metadata may name: the endpoint, and for the root
-		// location also the origin (RFC 9728 §3.3 builds the root URL from
-		// the origin, so a root document may name it).
-		resources []string
-	}
-	var candidates []candidate
-	if metadataURL != "" {
-		candidates = append(candidates, candidate{metadataURL, []string{resource}})
-	}
-	if p := strings.Trim(u.Path, "/"); p != "" {
-		candidates = append(candidates, candidate{origin + "/.well-known/oauth-protected-resource/" + p, []string{resource}})
-	}
-	candidates = append(candidates, candidate{origin + "/.well-known/oauth-protected-resource", []string{resource, origin}})
-
-	var prm *oauthex.ProtectedResourceMetadata
-	var misses []string
-	for _, c := range candidates {
-		m, status, err := getJSON[oauthex.ProtectedResourceMetadata](ctx, hc, c.url)
-		if err != nil {
-			if status >= 400 && status < 500 {
-				misses = append(misses, fmt.Sprintf("%s: HTTP %d", c.url, status))
-				continue // not published here; try the next location
-			}
-			return nil, fmt.Errorf("oauth: resource metadata at %s: %w", c.url, err)
-		}
-		if !slices.Contains(c.resources, m.Resource) {
-			return nil, fmt.Errorf("%w: %s names %q, want %q", ErrResourceMismatch, c.url, m.Resource, resource)
-		}
-		// Validation of the authorization server URLs (schemes, https or
-		// loopback) is the go-sdk's; the document is fetched once more,
-		// which is cheap next to a wrong token.
-		if m, err = oauthex.GetProtectedResourceMetadata(ctx, c.url, m.Resource, hc); err != nil {
-			return nil, fmt.Errorf("oauth: %w", err)
-		}
-		prm = m
-		break
+	prm, origin, misses, err := resourceMetadata(ctx, hc, resource, metadataURL)
+	if err != nil {
+		return nil, err
 	}
 	if prm == nil {
 		return discoverLegacy(ctx, hc, resource, origin, misses)
@@ -120,6 +79,58 @@ func Discover(ctx context.Context, hc *http.Client, resource, metadataURL string
 		return nil, fmt.Errorf("oauth: issuer %s does not support PKCE S256", issuer)
 	}
 	return &Discovery{Resource: prm, Server: asm}, nil
+}
+
+// resourceMetadata fetches the protected resource's metadata (RFC 9728)
+// for the endpoint resource, from metadataURL (a challenge's
+// resource_metadata) and then the well-known locations, path-inserted
+// before the root. It returns nil metadata, with the locations tried, when
+// none publishes any; metadata naming another resource fails with
+// [ErrResourceMismatch].
+func resourceMetadata(ctx context.Context, hc *http.Client, resource, metadataURL string) (prm *oauthex.ProtectedResourceMetadata, origin string, misses []string, err error) {
+	u, err := url.Parse(resource)
+	if err != nil || u.Host == "" {
+		return nil, "", nil, fmt.Errorf("oauth: resource %q is not an absolute URL", resource)
+	}
+	origin = u.Scheme + "://" + u.Host
+
+	type candidate struct {
+		url string
+		// resources the metadata may name: the endpoint, and for the root
+		// location also the origin (RFC 9728 §3.3 builds the root URL from
+		// the origin, so a root document may name it).
+		resources []string
+	}
+	var candidates []candidate
+	if metadataURL != "" {
+		candidates = append(candidates, candidate{metadataURL, []string{resource}})
+	}
+	if p := strings.Trim(u.Path, "/"); p != "" {
+		candidates = append(candidates, candidate{origin + "/.well-known/oauth-protected-resource/" + p, []string{resource}})
+	}
+	candidates = append(candidates, candidate{origin + "/.well-known/oauth-protected-resource", []string{resource, origin}})
+
+	for _, c := range candidates {
+		m, status, err := getJSON[oauthex.ProtectedResourceMetadata](ctx, hc, c.url)
+		if err != nil {
+			if status >= 400 && status < 500 {
+				misses = append(misses, fmt.Sprintf("%s: HTTP %d", c.url, status))
+				continue // not published here; try the next location
+			}
+			return nil, "", nil, fmt.Errorf("oauth: resource metadata at %s: %w", c.url, err)
+		}
+		if !slices.Contains(c.resources, m.Resource) {
+			return nil, "", nil, fmt.Errorf("%w: %s names %q, want %q", ErrResourceMismatch, c.url, m.Resource, resource)
+		}
+		// Validation of the authorization server URLs (schemes, https or
+		// loopback) is the go-sdk's; the document is fetched once more,
+		// which is cheap next to a wrong token.
+		if m, err = oauthex.GetProtectedResourceMetadata(ctx, c.url, m.Resource, hc); err != nil {
+			return nil, "", nil, fmt.Errorf("oauth: %w", err)
+		}
+		return m, origin, misses, nil
+	}
+	return nil, origin, misses, nil
 }
 
 // discoverLegacy applies the MCP 2025-03-26 rules for a server without

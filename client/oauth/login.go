@@ -302,12 +302,15 @@ func unionScopes(a, b []string) []string {
 }
 
 // checkIss applies RFC 9207: an issuer that promises the iss parameter
-// must send its own issuer, and any iss sent must be the issuer's.
+// must send its own issuer, and any iss sent must be the issuer's. The
+// comparison is "simple string comparison" (RFC 9207 §2.4, RFC 3986
+// §6.2.1): no case folding, no trailing slash trimmed, since an attacker's
+// issuer may differ from the real one by exactly such a normalisation.
 func checkIss(iss string, asm *oauthex.AuthServerMeta) error {
 	switch {
 	case iss == "" && asm.AuthorizationResponseIssParameterSupported:
 		return fmt.Errorf("oauth: the redirect carries no iss although %s promises one (RFC 9207)", asm.Issuer)
-	case iss != "" && strings.TrimSuffix(iss, "/") != strings.TrimSuffix(asm.Issuer, "/"):
+	case iss != "" && iss != asm.Issuer:
 		return fmt.Errorf("oauth: the redirect's iss %q is not the issuer %q (RFC 9207 mix-up defence)", iss, asm.Issuer)
 	}
 	return nil

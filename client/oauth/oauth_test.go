@@ -19,6 +19,11 @@ import (
 
 var t0 = time.Date(2025, 6, 18, 12, 0, 0, 0, time.UTC)
 
+// handshakeEra makes a client speak 2025-06-18 at once, without the
+// server/discover it sends first by default: these tests count the
+// requests that carry a token.
+var handshakeEra = client.WithProtocolVersion(client.DocumentedProtocolVersion)
+
 // setup starts an OAuth-mode fault server, grants a token family and stores
 // it with an expiry the client believes is an hour away.
 func setup(t *testing.T, expiry time.Time) (*faultserver.Env, *oauth.MemoryStore, *oauth.Source, *trident.Client) {
@@ -32,7 +37,7 @@ func setup(t *testing.T, expiry time.Time) (*faultserver.Env, *oauth.MemoryStore
 		Resource: env.Endpoint, AccessToken: access, RefreshToken: refresh, Expiry: expiry,
 	})
 	src := oauth.NewSource(store, oauth.WithHTTPClient(env.HTTP.Client()), oauth.WithNow(func() time.Time { return t0 }))
-	c, err := trident.New(env.Endpoint, client.WithTokenSource(src), client.WithHTTPClient(env.HTTP.Client()))
+	c, err := trident.New(env.Endpoint, client.WithTokenSource(src), client.WithHTTPClient(env.HTTP.Client()), handshakeEra)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +99,7 @@ func TestRotatedTokensArePersistedBeforeUse(t *testing.T) {
 	spy.Save(context.Background(), &oauth.Record{TokenEndpoint: env.IssuerURL + "/oauth/token", ClientID: "c", AccessToken: access, RefreshToken: refresh})
 	spy.env = env
 	src := oauth.NewSource(spy, oauth.WithHTTPClient(env.HTTP.Client()))
-	c, _ := trident.New(env.Endpoint, client.WithTokenSource(src), client.WithHTTPClient(env.HTTP.Client()))
+	c, _ := trident.New(env.Endpoint, client.WithTokenSource(src), client.WithHTTPClient(env.HTTP.Client()), handshakeEra)
 	env.Issuer.ExpireAccess()
 	if _, err := c.GetServiceInfo(context.Background(), mcptypes.GetServiceInfoInput{}); err != nil {
 		t.Fatal(err)

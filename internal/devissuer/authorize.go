@@ -305,7 +305,7 @@ func (i *Issuer) handleConsent(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method == http.MethodGet {
 		clientName := p.query.Get("client_id")
-		if c, ok := i.store.client(clientName); ok && c.Name != "" {
+		if c, err := i.store.lookup(r.Context(), clientName); err == nil && c.Name != "" {
 			clientName = c.Name
 		}
 		renderPage(w, http.StatusOK, pageData{

@@ -40,6 +40,16 @@
 // authorize again. Authorization codes are single-use and live 60 s;
 // reusing one also revokes what it produced.
 //
+// # Clients
+//
+// A client registers by RFC 7591 DCR and gets a UUID client_id, or names
+// itself by the https URL of its client ID metadata document
+// (draft-ietf-oauth-client-id-metadata-document), which MCP 2026-07-28
+// prefers to DCR: the issuer fetches the document (at most 5 KiB, within
+// 5 s, no redirects, public addresses only), checks that its client_id is
+// its URL and that it claims no secret, and treats it as a public client
+// with the document's redirect URIs, keeping it a minute.
+//
 // # Redirect URIs
 //
 // Registered redirect URIs must be https, a private-use scheme, or http on
@@ -62,7 +72,9 @@
 // Options.DevAutoApprove honours ?dev_auto_approve=<email> or the header
 // X-Dev-Auto-Approve: <email> on /oauth/authorize, so tests get
 // redirect_uri?code=..&state=.. without a browser; Options.DevAdmin enables
-// the unauthenticated key-rotation endpoint. The dev-issuer command
+// the unauthenticated key-rotation endpoint; Options.DevClientMetadataLoopback
+// accepts client ID metadata documents served over http from loopback, as a
+// test serves them. The dev-issuer command
 // (tools/dev-issuer) refuses to start with any of them on an address other
 // than loopback.
 //

@@ -28,7 +28,9 @@ type Metadata struct {
 	// ResourceIndicatorsSupported is not an RFC 8414 field; it tells RFC
 	// 8707-aware clients that resource is honoured (and here required).
 	ResourceIndicatorsSupported bool `json:"resource_indicators_supported"`
-	// ClientIDMetadataDocumentSupported is false: clients must use DCR.
+	// ClientIDMetadataDocumentSupported is true: a client_id may be the
+	// https URL of the client's metadata document (see cimd.go), as well as
+	// one DCR issued.
 	ClientIDMetadataDocumentSupported bool `json:"client_id_metadata_document_supported"`
 }
 
@@ -52,7 +54,8 @@ func (i *Issuer) Metadata() Metadata {
 		IDTokenSigningAlgValuesSupported:  []string{"ES256"},
 		ClaimsSupported: []string{"iss", "sub", "aud", "exp", "iat", "email", "phone", "role",
 			"aal", "amr", "session_id", "is_anonymous", "client_id"},
-		ResourceIndicatorsSupported: true,
+		ResourceIndicatorsSupported:       true,
+		ClientIDMetadataDocumentSupported: true,
 	}
 }
 

@@ -84,6 +84,14 @@ type Options struct {
 	// authentication of its own.
 	DevAdmin bool
 
+	// DevClientMetadataLoopback accepts client ID metadata documents served
+	// over plain http from a loopback host (http://127.0.0.1:<port>/...),
+	// and fetched from loopback addresses at all, so that tests and
+	// conformance runs can serve the document themselves. DEV ONLY: it lets
+	// a client_id make the issuer fetch from the machine it runs on. When
+	// false, a document must be https and on a public address.
+	DevClientMetadataLoopback bool
+
 	// AccessTokenTTL is the access token lifetime; zero means one hour.
 	AccessTokenTTL time.Duration
 	// AuthCodeTTL is the authorization code lifetime; zero means 60 s.

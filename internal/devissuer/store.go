@@ -2,6 +2,7 @@ package devissuer
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/url"
 	"sync"
@@ -80,7 +81,8 @@ type store struct {
 	reuseInterval time.Duration
 	now           func() time.Time
 	logf          func(string, ...any)
-	persist       persister // nil when in memory only
+	persist       persister          // nil when in memory only
+	documents     *metadataDocuments // clients named by a metadata document URL
 }
 
 var (
@@ -101,6 +103,7 @@ func newStore(opts Options, p persister) *store {
 		now:           opts.Now,
 		logf:          opts.Logf,
 		persist:       p,
+		documents:     newMetadataDocuments(opts.DevClientMetadataLoopback),
 	}
 }
 
@@ -141,9 +144,9 @@ func withRequestedRedirect(ctx context.Context, uri string) context.Context {
 // requested redirect_uri differs from a registered one only in its port, it
 // is added to the list fosite matches against for this request.
 func (s *store) GetClient(ctx context.Context, id string) (fosite.Client, error) {
-	c, ok := s.client(id)
-	if !ok {
-		return nil, fosite.ErrNotFound.WithHintf("No client with id %q is registered.", id)
+	c, err := s.lookup(ctx, id)
+	if err != nil {
+		return nil, err
 	}
 	uris := c.RedirectURIs
 	if requested, _ := ctx.Value(redirectHintKey{}).(string); requested != "" {
@@ -155,6 +158,24 @@ func (s *store) GetClient(ctx context.Context, id string) (fosite.Client, error)
 		}
 	}
 	return c.fositeClient(uris), nil
+}
+
+// lookup finds a client: a registered one, or the public client a client
+// ID metadata document describes when id is its URL.
+func (s *store) lookup(ctx context.Context, id string) (*Client, error) {
+	if c, ok := s.client(id); ok {
+		return c, nil
+	}
+	if !isMetadataDocumentID(id) {
+		return nil, fosite.ErrNotFound.WithHintf("No client with id %q is registered.", id)
+	}
+	c, err := s.documents.client(ctx, id)
+	if err != nil {
+		// A plain error: fosite answers invalid_client with its text as the
+		// debug message, which this issuer shows the developer.
+		return nil, fmt.Errorf("the client ID metadata document at %q cannot be used: %w", id, err)
+	}
+	return c, nil
 }
 
 // loopbackPortVariant reports whether a and b are the same http loopback

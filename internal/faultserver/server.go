@@ -63,7 +63,18 @@ type Options struct {
 	// ProgressSteps is the number of progress frames streamed before the
 	// result of a call with a progress token. Zero means 2.
 	ProgressSteps int
+	// Stateless makes the server speak MCP 2026-07-28 too, as the real
+	// server does: it answers server/discover, and a request whose
+	// MCP-Protocol-Version is 2026-07-28 must carry its revision and client
+	// capabilities in params._meta (400 -32602 otherwise) and gets results
+	// with resultType (and tools/list the caching fields). Zero: a server
+	// of the handshake revisions, which answers server/discover -32601.
+	Stateless bool
 }
+
+// StatelessRevision is the revision a [Options.Stateless] server speaks
+// beside the handshake ones.
+const StatelessRevision = "2026-07-28"
 
 // Server is the fault-injecting MCP endpoint. It is an http.Handler for POST.
 type Server struct {
@@ -98,6 +109,17 @@ func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Request(nil), s.requests...)
+}
+
+// RequestsOf returns the requests of method received so far.
+func (s *Server) RequestsOf(method string) []Request {
+	var out []Request
+	for _, r := range s.Requests() {
+		if r.Method == method {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // Count returns how many requests of method arrived.
@@ -151,7 +173,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveFault(w, r, msg, f)
 		return
 	}
-	if s.opts.RequireSession && msg.Method != "initialize" {
+	stateless := s.opts.Stateless && r.Header.Get("Mcp-Protocol-Version") == StatelessRevision
+	if stateless && msg.ID != nil && !hasRequestMeta(msg.Params) {
+		writeJSON(w, 400, map[string]any{"jsonrpc": "2.0", "id": msg.ID, "error": RPCError{Code: -32602, Message: "Invalid params: missing _meta keys"}})
+		return
+	}
+	if s.opts.RequireSession && !stateless && msg.Method != "initialize" {
 		s.mu.Lock()
 		known := s.sessions[r.Header.Get("Mcp-Session-Id")]
 		s.mu.Unlock()
@@ -169,6 +196,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch msg.Method {
+	case "server/discover":
+		if !s.opts.Stateless {
+			s.reply(w, msg, nil, &RPCError{Code: -32601, Message: "Method not found: " + msg.Method})
+			return
+		}
+		s.reply(w, msg, map[string]any{
+			"resultType": "complete", "ttlMs": 0, "cacheScope": "public",
+			"supportedVersions": []string{StatelessRevision, "2025-11-25", "2025-06-18"},
+			"capabilities":      map[string]any{"tools": map[string]any{}},
+			"_meta":             map[string]any{"io.modelcontextprotocol/serverInfo": map[string]any{"name": "faultserver", "version": "0.0.0"}},
+		}, nil)
 	case "initialize":
 		if s.opts.RequireSession {
 			s.mu.Lock()
@@ -188,7 +226,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		for _, name := range slices.Sorted(maps.Keys(s.tools)) {
 			tools = append(tools, map[string]any{"name": name, "inputSchema": map[string]any{"type": "object"}})
 		}
-		s.reply(w, msg, map[string]any{"tools": tools}, nil)
+		res := map[string]any{"tools": tools}
+		if stateless {
+			res["resultType"], res["ttlMs"], res["cacheScope"] = "complete", 0, "public"
+		}
+		s.reply(w, msg, res, nil)
 	case "tools/call":
 		s.serveCall(w, r, msg)
 	default:
@@ -207,7 +249,9 @@ func (s *Server) takeFault(method string) (Fault, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, f := range s.faults {
-		if f.Method == "" || f.Method == method {
+		// A fault meant for any call is not spent on the client's
+		// server/discover probe: a test scripts the call's replies.
+		if f.Method == method || f.Method == "" && method != "server/discover" {
 			s.faults = append(s.faults[:i], s.faults[i+1:]...)
 			return f, true
 		}
@@ -294,6 +338,18 @@ func (s *Server) reply(w http.ResponseWriter, msg message, result any, rpcErr *R
 		writeEvent(w, progressFrame(token, i, s.opts.ProgressSteps))
 	}
 	writeEvent(w, resp)
+}
+
+// hasRequestMeta reports whether params carry the _meta keys every
+// 2026-07-28 request must (SEP-2575).
+func hasRequestMeta(params json.RawMessage) bool {
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	json.Unmarshal(params, &p)
+	_, v := p.Meta["io.modelcontextprotocol/protocolVersion"]
+	_, c := p.Meta["io.modelcontextprotocol/clientCapabilities"]
+	return v && c
 }
 
 func progressToken(params json.RawMessage) any {

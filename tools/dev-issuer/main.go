@@ -15,6 +15,8 @@
 //	--auto-approve-user    DEV_ISSUER_AUTO_APPROVE_USER  approve every request as this user (DEV ONLY)
 //	--dev-admin            DEV_ISSUER_DEV_ADMIN          enable POST /auth/v1/admin/rotate-key and
 //	                                                     POST /auth/v1/admin/mint-token (DEV ONLY; see MintPath)
+//	--dev-client-metadata-loopback DEV_ISSUER_DEV_CLIENT_METADATA_LOOPBACK  accept client ID metadata
+//	                                                     documents served over http from loopback (DEV ONLY)
 //	--refresh-reuse-interval DEV_ISSUER_REFRESH_REUSE_INTERVAL  Supabase-style reuse window (0 = off)
 //	--access-token-ttl     DEV_ISSUER_ACCESS_TOKEN_TTL   access token lifetime (1h)
 //	--service-client       DEV_ISSUER_SERVICE_CLIENTS    id:secret of a confidential client for the
@@ -93,6 +95,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, log io.
 	autoApprove := fs.Bool("dev-auto-approve", envBool("DEV_ISSUER_DEV_AUTO_APPROVE"), "DEV ONLY: honour ?dev_auto_approve=<email> and the X-Dev-Auto-Approve header on /oauth/authorize")
 	autoUser := fs.String("auto-approve-user", getenv("DEV_ISSUER_AUTO_APPROVE_USER"), "DEV ONLY: approve every authorize request as this dev user")
 	devAdmin := fs.Bool("dev-admin", envBool("DEV_ISSUER_DEV_ADMIN"), "DEV ONLY: enable POST /auth/v1/admin/rotate-key and POST "+MintPath+" (signs any token, e.g. an expired one, for tests)")
+	metadataLoopback := fs.Bool("dev-client-metadata-loopback", envBool("DEV_ISSUER_DEV_CLIENT_METADATA_LOOPBACK"), "DEV ONLY: accept client ID metadata documents (a client_id that is the URL of the client's metadata) served over http from a loopback host, as tests serve them")
 	reuse := fs.Duration("refresh-reuse-interval", envDur("DEV_ISSUER_REFRESH_REUSE_INTERVAL"), "accept a rotated refresh token again within this window (Supabase uses 10s; 0 = every reuse revokes)")
 	atTTL := fs.Duration("access-token-ttl", envDur("DEV_ISSUER_ACCESS_TOKEN_TTL"), "access token lifetime (default 1h)")
 	var services listFlag
@@ -105,7 +108,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, log io.
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 
-	if shortcuts := devShortcuts(*autoApprove, *autoUser, *devAdmin); shortcuts != "" {
+	if shortcuts := devShortcuts(*autoApprove, *autoUser, *devAdmin, *metadataLoopback); shortcuts != "" {
 		if err := requireLoopback(*addr); err != nil {
 			return fmt.Errorf("%s: %w", shortcuts, err)
 		}
@@ -135,17 +138,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, log io.
 		*baseURL = "http://" + loopbackAddr(ln.Addr().(*net.TCPAddr))
 	}
 	iss, err := devissuer.New(devissuer.Options{
-		BaseURL:              *baseURL,
-		Users:                users,
-		Resources:            resources,
-		ServiceClients:       serviceClients,
-		DBPath:               *db,
-		AutoApproveUser:      *autoUser,
-		DevAutoApprove:       *autoApprove,
-		DevAdmin:             *devAdmin,
-		RefreshReuseInterval: *reuse,
-		AccessTokenTTL:       *atTTL,
-		Logf:                 func(f string, a ...any) { fmt.Fprintf(log, f+"\n", a...) },
+		BaseURL:                   *baseURL,
+		Users:                     users,
+		Resources:                 resources,
+		ServiceClients:            serviceClients,
+		DBPath:                    *db,
+		AutoApproveUser:           *autoUser,
+		DevAutoApprove:            *autoApprove,
+		DevAdmin:                  *devAdmin,
+		DevClientMetadataLoopback: *metadataLoopback,
+		RefreshReuseInterval:      *reuse,
+		AccessTokenTTL:            *atTTL,
+		Logf:                      func(f string, a ...any) { fmt.Fprintf(log, f+"\n", a...) },
 	})
 	if err != nil {
 		return err
@@ -160,8 +164,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, log io.
 	if *db == "" {
 		fmt.Fprintln(log, "dev-issuer: no --db: clients and keys are lost on restart")
 	}
-	if *autoApprove || *autoUser != "" || *devAdmin {
-		fmt.Fprintln(log, "dev-issuer: WARNING: dev-only shortcuts are on (auto-approve/admin); never expose this issuer")
+	if shortcuts := devShortcuts(*autoApprove, *autoUser, *devAdmin, *metadataLoopback); shortcuts != "" {
+		fmt.Fprintf(log, "dev-issuer: WARNING: dev-only shortcuts are on (%s); never expose this issuer\n", shortcuts)
 	}
 
 	handler := iss.Handler()
@@ -189,7 +193,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, log io.
 }
 
 // devShortcuts names the DEV ONLY flags that are on, or returns "".
-func devShortcuts(autoApprove bool, autoUser string, devAdmin bool) string {
+func devShortcuts(autoApprove bool, autoUser string, devAdmin, metadataLoopback bool) string {
 	var on []string
 	if autoApprove {
 		on = append(on, "--dev-auto-approve")
@@ -199,6 +203,9 @@ func devShortcuts(autoApprove bool, autoUser string, devAdmin bool) string {
 	}
 	if devAdmin {
 		on = append(on, "--dev-admin")
+	}
+	if metadataLoopback {
+		on = append(on, "--dev-client-metadata-loopback")
 	}
 	return strings.Join(on, ", ")
 }

@@ -25,7 +25,8 @@ import (
 const conformanceUsage = `usage: trident conformance [flags] URL
 
 Runs one scenario of the MCP conformance suite's client mode against URL:
-initialize, list the tools, call the scenario's tool; on a 401 or a 403
+find the revision the server speaks (server/discover, else initialize),
+list the tools, call the scenario's tools; on a 401 or a 403
 insufficient_scope, discover, register (client ID metadata document,
 pre-registered client from MCP_CONFORMANCE_CONTEXT, or dynamic registration),
 authorize with PKCE S256 and RFC 8707 resource, and retry. The authorization
@@ -47,14 +48,113 @@ type toolCall struct {
 	Arguments map[string]any `json:"arguments"`
 }
 
-// scenarioCalls names the tool calls of each core scenario; every auth/
-// scenario serves "test-tool". A scenario not listed gets initialize and
-// tools/list, plus any toolCalls in its context.
-var scenarioCalls = map[string][]toolCall{
-	"initialize":                          nil,
-	"tools_call":                          {{Name: "add_numbers", Arguments: map[string]any{"a": 5, "b": 3}}},
-	"elicitation-sep1034-client-defaults": {{Name: "test_client_elicitation_defaults"}},
-	"sse-retry":                           {{Name: "test_reconnection"}},
+// play is what the client does in one scenario once it has listed the
+// tools (which negotiates the revision, and authorizes when challenged).
+type play func(ctx context.Context, c *client.Client, tools []client.Tool, out io.Writer) error
+
+// plays names what each scenario expects of the client beyond tools/list;
+// every auth/ scenario serves "test-tool". A scenario not listed gets
+// tools/list alone, plus any toolCalls in its context.
+var plays = map[string]play{
+	"tools_call":                          callTools(toolCall{Name: "add_numbers", Arguments: map[string]any{"a": 5, "b": 3}}),
+	"elicitation-sep1034-client-defaults": callTools(toolCall{Name: "test_client_elicitation_defaults"}),
+	"sse-retry":                           callTools(toolCall{Name: "test_reconnection"}),
+	// Multi round-trip requests (SEP-2322): two tools ask for input, one
+	// is called in between and must carry none of their state, one answers
+	// without a resultType.
+	"sep-2322-client-request-state": callTools(
+		toolCall{Name: "test_mrtr_echo_state"}, toolCall{Name: "test_mrtr_no_state"},
+		toolCall{Name: "test_mrtr_unrelated"}, toolCall{Name: "test_mrtr_no_result_type"}),
+	"http-standard-headers":            useEveryMethod,
+	"http-invalid-tool-headers":        callEveryTool(map[string]any{"region": "us-west1"}),
+	"json-schema-2020-12-preservation": echoSchema("json_schema_2020_12_tool", "json_schema_echo"),
+}
+var authPlay = callTools(toolCall{Name: "test-tool"})
+
+// callTools calls each tool in turn; each must be one the server listed.
+func callTools(calls ...toolCall) play {
+	return func(ctx context.Context, c *client.Client, tools []client.Tool, out io.Writer) error {
+		for _, call := range calls {
+			if !slices.ContainsFunc(tools, func(t client.Tool) bool { return t.Name == call.Name }) {
+				return fmt.Errorf("the server lists no tool %q", call.Name)
+			}
+			args := call.Arguments
+			if args == nil {
+				args = map[string]any{}
+			}
+			res, err := c.Call(ctx, call.Name, args, nil)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(out, "tools/call %s: %s\n", call.Name, res.Text())
+		}
+		return nil
+	}
+}
+
+// callEveryTool calls each tool the client kept from tools/list (those with
+// invalid x-mcp-header marks are left out) with args.
+func callEveryTool(args map[string]any) play {
+	return func(ctx context.Context, c *client.Client, tools []client.Tool, out io.Writer) error {
+		calls := make([]toolCall, len(tools))
+		for i, t := range tools {
+			calls[i] = toolCall{Name: t.Name, Arguments: args}
+		}
+		return callTools(calls...)(ctx, c, tools, out)
+	}
+}
+
+// useEveryMethod calls the first tool, and lists and uses the first
+// resource and prompt, so that each method's Mcp-Method and Mcp-Name
+// headers are seen.
+func useEveryMethod(ctx context.Context, c *client.Client, tools []client.Tool, out io.Writer) error {
+	if len(tools) > 0 {
+		if err := callTools(toolCall{Name: tools[0].Name})(ctx, c, tools, out); err != nil {
+			return err
+		}
+	}
+	var resources struct {
+		Resources []struct {
+			URI string `json:"uri"`
+		} `json:"resources"`
+	}
+	if err := c.Do(ctx, "resources/list", nil, &resources); err != nil {
+		return err
+	}
+	if len(resources.Resources) > 0 {
+		if err := c.Do(ctx, client.MethodResourcesRead, map[string]any{"uri": resources.Resources[0].URI}, nil); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "resources/read %s\n", resources.Resources[0].URI)
+	}
+	var prompts struct {
+		Prompts []struct {
+			Name string `json:"name"`
+		} `json:"prompts"`
+	}
+	if err := c.Do(ctx, "prompts/list", nil, &prompts); err != nil {
+		return err
+	}
+	if len(prompts.Prompts) > 0 {
+		if err := c.Do(ctx, client.MethodPromptsGet, map[string]any{"name": prompts.Prompts[0].Name, "arguments": map[string]any{}}, nil); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "prompts/get %s\n", prompts.Prompts[0].Name)
+	}
+	return nil
+}
+
+// echoSchema passes the inputSchema the client received for tool, as it
+// arrived, to the echo tool, which shows the referee what survived the
+// client's parsing of tools/list.
+func echoSchema(tool, echo string) play {
+	return func(ctx context.Context, c *client.Client, tools []client.Tool, out io.Writer) error {
+		i := slices.IndexFunc(tools, func(t client.Tool) bool { return t.Name == tool })
+		if i < 0 {
+			return fmt.Errorf("the server lists no tool %q", tool)
+		}
+		return callTools(toolCall{Name: echo, Arguments: map[string]any{"schema": tools[i].InputSchema}})(ctx, c, tools, out)
+	}
 }
 
 // conformanceContext is MCP_CONFORMANCE_CONTEXT.
@@ -139,34 +239,25 @@ func runConformance(args []string, getenv func(string) string, stdout, stderr io
 	return 0
 }
 
-// playScenario initializes (the client's handshake), lists the tools and
-// makes the scenario's calls, each of which must be a listed tool.
+// playScenario lists the tools (the client negotiates the revision, and
+// initializes where that is a handshake revision), then plays the
+// scenario's part and the tool calls its context names.
 func playScenario(ctx context.Context, c *client.Client, scenario string, cc conformanceContext, out io.Writer) error {
-	calls, known := scenarioCalls[scenario]
+	p, known := plays[scenario]
 	if !known && strings.HasPrefix(scenario, "auth/") {
-		calls = []toolCall{{Name: "test-tool"}}
+		p = authPlay
 	}
-	calls = append(calls, cc.ToolCalls...)
 	tools, err := c.ListTools(ctx)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "tools/list: %d tools\n", len(tools))
-	for _, call := range calls {
-		if !slices.ContainsFunc(tools, func(t client.Tool) bool { return t.Name == call.Name }) {
-			return fmt.Errorf("the server lists no tool %q", call.Name)
-		}
-		args := call.Arguments
-		if args == nil {
-			args = map[string]any{}
-		}
-		res, err := c.Call(ctx, call.Name, args, nil)
-		if err != nil {
+	fmt.Fprintf(out, "%s: tools/list: %d tools\n", c.ProtocolVersion(), len(tools))
+	if p != nil {
+		if err := p(ctx, c, tools, out); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "tools/call %s: %s\n", call.Name, res.Text())
 	}
-	return nil
+	return callTools(cc.ToolCalls...)(ctx, c, tools, out)
 }
 
 // followRedirect plays the browser for an authorization server that

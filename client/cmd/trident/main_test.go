@@ -155,7 +155,7 @@ func TestFlagsAfterArguments(t *testing.T) {
 			Arguments map[string]any `json:"arguments"`
 		} `json:"params"`
 	}
-	json.Unmarshal(env.Server.Requests()[0].Body, &sent)
+	json.Unmarshal(env.Server.RequestsOf(client.MethodToolsCall)[0].Body, &sent)
 	if sent.Params.Arguments["dropoff"] != "Glasgow Airport" {
 		t.Errorf("arguments sent = %v", sent.Params.Arguments)
 	}
