@@ -27,6 +27,7 @@ const (
 // kinds gives the type of every setting of vars that is not a plain string.
 var kinds = map[string]kind{
 	"MCP_REQUIRE_OAUTH":      kindBool,
+	"CONFORMANCE_FIXTURES":   kindBool,
 	"MAX_BODY_BYTES":         kindInt,
 	"GEO_CACHE_SIZE":         kindInt,
 	"GEO_BREAKER_FAILURES":   kindInt,
