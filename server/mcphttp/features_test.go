@@ -75,6 +75,13 @@ func newFeatureEndpoint(sessions mcphttp.SessionPolicy) *featureEndpoint {
 				},
 			},
 			{
+				Def: &mcp.Tool{Name: "say", InputSchema: obj},
+				Handler: func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Data: "said"})
+					return hello("done"), nil
+				},
+			},
+			{
 				Def:  &mcp.Tool{Name: "wait", InputSchema: obj},
 				Task: mcphttp.TaskOptional,
 				Handler: func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -137,8 +144,9 @@ func newFeatureEndpoint(sessions mcphttp.SessionPolicy) *featureEndpoint {
 	return f
 }
 
-// serveEndpoint mounts ep behind the front door on a loopback server.
-func serveEndpoint(t *testing.T, ep *mcphttp.Endpoint) *httptest.Server {
+// serveEndpoint mounts ep behind the front door on a loopback server,
+// sealing requestState with keys (none: the process's own).
+func serveEndpoint(t *testing.T, ep *mcphttp.Endpoint, keys ...[]byte) *httptest.Server {
 	t.Helper()
 	m, err := metrics.New(prometheus.NewRegistry())
 	if err != nil {
@@ -146,7 +154,7 @@ func serveEndpoint(t *testing.T, ep *mcphttp.Endpoint) *httptest.Server {
 	}
 	h, err := mcphttp.New(ep, mcphttp.Config{
 		PublicBaseURL: "http://127.0.0.1", MaxBodyBytes: 1 << 20, BodyReadTimeout: time.Minute,
-		Logger: slog.New(slog.DiscardHandler), Metrics: m,
+		Logger: slog.New(slog.DiscardHandler), Metrics: m, RequestStateKeys: keys,
 	}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -165,6 +173,8 @@ type rpc struct {
 	Result  map[string]any  `json:"result"`
 	Error   *rpcErr         `json:"error"`
 	streams bool
+	frames  string // the whole event stream, when the reply streams
+	raw     string
 }
 
 type rpcErr struct {
@@ -218,12 +228,14 @@ func post(t *testing.T, url, method string, params any, header ...string) rpc {
 	out := rpc{status: resp.StatusCode, header: resp.Header}
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		out.streams = true
+		out.frames = string(raw)
 		for _, line := range strings.Split(string(raw), "\n") {
 			if data, ok := strings.CutPrefix(line, "data: "); ok && strings.Contains(data, `"id":7`) {
 				raw = []byte(data)
 			}
 		}
 	}
+	out.raw = string(raw)
 	if len(raw) > 0 && raw[0] == '{' {
 		if err := json.Unmarshal(raw, &out); err != nil {
 			t.Fatalf("%s: %v: %s", method, err, raw)
@@ -610,5 +622,46 @@ func TestTasks(t *testing.T) {
 	}
 	if r := stateless2026(t, ts2.URL, "tasks/get", map[string]any{"taskId": rid}, tasksCaps); r.Result["status"] != "cancelled" {
 		t.Errorf("after tasks/cancel: %+v, want cancelled", r.Result)
+	}
+}
+
+// TestLogLevelStreams answers a 2026-07-28 call whose _meta sets a log
+// level (SEP-2575) as an event stream, which carries the tool's log message
+// before the result; a call that sets none gets application/json and no
+// message.
+func TestLogLevelStreams(t *testing.T) {
+	ts := serveEndpoint(t, newFeatureEndpoint(mcphttp.SessionsOff).Endpoint)
+	quiet := stateless2026(t, ts.URL, "tools/call", map[string]any{"name": "say", "arguments": map[string]any{}}, nil)
+	if quiet.streams || quiet.Result == nil || strings.Contains(quiet.raw, "notifications/message") {
+		t.Errorf("without a log level: streams %v, %s; want a JSON result and no message", quiet.streams, quiet.raw)
+	}
+	r := post(t, ts.URL, "tools/call", map[string]any{"name": "say", "arguments": map[string]any{}, "_meta": map[string]any{
+		mcp.MetaKeyProtocolVersion: mcphttp.Revision20260728, mcp.MetaKeyClientCapabilities: map[string]any{},
+		"io.modelcontextprotocol/logLevel": "info"}},
+		"MCP-Protocol-Version", mcphttp.Revision20260728, "Mcp-Method", "tools/call", "Mcp-Name", "say")
+	if !r.streams || r.Result == nil || !strings.Contains(r.frames, `"method":"notifications/message"`) ||
+		strings.Index(r.frames, "notifications/message") > strings.Index(r.frames, `"id":7`) {
+		t.Errorf("with a log level: streams %v, %s; want the message, then the result", r.streams, r.frames)
+	}
+}
+
+// TestRequestStateAcrossReplicas answers the retry of a multi round-trip
+// call on another replica than the first round, as a balancer may: the
+// replicas that share the sealing keys take each other's requestState, one
+// with other keys refuses it.
+func TestRequestStateAcrossReplicas(t *testing.T) {
+	shared := []byte("a key the replicas share, 32 B..")
+	a := serveEndpoint(t, newFeatureEndpoint(mcphttp.SessionsOff).Endpoint, shared)
+	b := serveEndpoint(t, newFeatureEndpoint(mcphttp.SessionsOff).Endpoint, []byte("a newer key, 32 bytes long......"), shared)
+	stranger := serveEndpoint(t, newFeatureEndpoint(mcphttp.SessionsOff).Endpoint, []byte("another deployment's key, 32 B.."))
+	first := stateless2026(t, a.URL, "tools/call", map[string]any{"name": "ask_name", "arguments": map[string]any{}}, nil)
+	state, _ := first.Result["requestState"].(string)
+	retry := map[string]any{"name": "ask_name", "arguments": map[string]any{}, "requestState": state,
+		"inputResponses": map[string]any{"name": map[string]any{"action": "accept", "content": map[string]any{"name": "Ada"}}}}
+	if r := stateless2026(t, b.URL, "tools/call", retry, nil); r.Error != nil || !strings.Contains(fmt.Sprint(r.Result["content"]), "Hello, Ada") {
+		t.Errorf("the retry on a replica sharing the key: %+v %+v", r.Result, r.Error)
+	}
+	if r := stateless2026(t, stranger.URL, "tools/call", retry, nil); r.Error == nil || r.Error.Code != -32602 {
+		t.Errorf("the retry on a server with other keys: %+v %+v, want -32602", r.Result, r.Error)
 	}
 }

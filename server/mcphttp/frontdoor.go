@@ -170,6 +170,7 @@ func (d *door) serveMCP(w http.ResponseWriter, r *http.Request) {
 		Name json.RawMessage `json:"name"`
 		Meta struct {
 			ProgressToken json.RawMessage `json:"progressToken"`
+			LogLevel      json.RawMessage `json:"io.modelcontextprotocol/logLevel"` // SEP-2575: this request's log messages
 		} `json:"_meta"`
 	}
 	if len(env.Params) > 0 {
@@ -204,7 +205,7 @@ func (d *door) serveMCP(w http.ResponseWriter, r *http.Request) {
 		defer release()
 	}
 	handler := d.jsonMCP
-	if t := bytes.TrimSpace(params.Meta.ProgressToken); len(t) > 0 && !bytes.Equal(t, []byte("null")) {
+	if asksForNotifications(params.Meta.ProgressToken) || asksForNotifications(params.Meta.LogLevel) {
 		handler = d.sseMCP
 		rec.Stream = true
 	}
@@ -215,6 +216,15 @@ func (d *door) serveMCP(w http.ResponseWriter, r *http.Request) {
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	handler.ServeHTTP(&htmlUnescaper{ResponseWriter: w}, r)
+}
+
+// asksForNotifications reports whether a _meta member that asks for
+// notifications during the call (a progress token, a 2026-07-28 log level)
+// is set: such a call is answered as an event stream, which can carry them
+// before the result; an application/json reply carries the result alone.
+func asksForNotifications(raw json.RawMessage) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) > 0 && !bytes.Equal(t, []byte("null"))
 }
 
 // readBody reads the whole body within MaxBodyBytes, answering 413 above it.
