@@ -63,6 +63,7 @@ import (
 	"github.com/tridenttaxis/trident-mcp/server"
 	"github.com/tridenttaxis/trident-mcp/server/auth"
 	"github.com/tridenttaxis/trident-mcp/server/conformancefixtures"
+	"github.com/tridenttaxis/trident-mcp/server/trident/geo"
 	"github.com/tridenttaxis/trident-mcp/server/limits"
 	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
 	"github.com/tridenttaxis/trident-mcp/server/relay"
@@ -70,7 +71,6 @@ import (
 	"github.com/tridenttaxis/trident-mcp/server/relay/providers/uber"
 	"github.com/tridenttaxis/trident-mcp/server/relay/store"
 	"github.com/tridenttaxis/trident-mcp/server/trident"
-	"github.com/tridenttaxis/trident-mcp/server/trident/geo"
 )
 
 func main() {
