@@ -62,7 +62,6 @@ import (
 
 	"github.com/tridenttaxis/trident-mcp/server"
 	"github.com/tridenttaxis/trident-mcp/server/auth"
-	"github.com/tridenttaxis/trident-mcp/server/conformancefixtures"
 	"github.com/tridenttaxis/trident-mcp/server/trident/geo"
 	"github.com/tridenttaxis/trident-mcp/server/limits"
 	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
@@ -91,6 +90,7 @@ type config struct {
 	version  bool // -version: print it and exit
 	addr     string
 	stdio    bool // serve on stdin/stdout instead of HTTP (stdio.go)
+	fixtures bool // CONFORMANCE_FIXTURES: mount the conformance fixtures endpoint too (fixtures.go)
 	logLevel slog.Level
 	host     server.Options  // what every endpoint shares
 	trident  trident.Options // the Trident endpoint at /mcp
@@ -99,7 +99,6 @@ type config struct {
 	redisTimeout          time.Duration     // REDIS_TIMEOUT: the budget of each of its calls
 	oauthIssuer           string            // OAUTH_ISSUER, flag or variable, for Relay's own token requests
 	relayFlags            map[string]string // Relay's settings given as flags, by variable
-	fixtures              bool              // CONFORMANCE_FIXTURES: mount server/conformancefixtures too
 	geo                   geo.Config        // built in run, with the server's logger
 }
 
@@ -133,7 +132,7 @@ var vars = []struct{ env, def, help string }{
 	{"SHUTDOWN_DELAY", server.DefaultShutdownDelay.String(), "on SIGTERM, keep serving this long with /readyz 503 before the listener closes (0 for none)"},
 	{"SHUTDOWN_TIMEOUT", server.DefaultShutdownTimeout.String(), "then wait this long for calls in flight"},
 	{"READ_HEADER_TIMEOUT", server.DefaultReadHeaderTimeout.String(), "a client that takes longer to send its request headers is cut off (slow-loris)"},
-	{"CONFORMANCE_FIXTURES", "false", "also mount the conformance fixtures endpoint at " + conformancefixtures.Path + " (fake tools for the official MCP conformance suite: tests only, never in production)"},
+	{"CONFORMANCE_FIXTURES", "false", fixturesHelp},
 	{"FARE_CLOCK", "", "freeze the clock that picks the tariff band for calls without departAt at this RFC 3339 instant (replaying samples, demos); unset means real time"},
 	// Relay rides (/mcp/rides): read by relay.FromEnv, through relayLookup.
 	{"RELAY_SIGNING_KEYS", "", "kid:base64key,... signing Relay's options and contexts; the first signs, all verify; replicas share it (default: a random key per process, with a warning)"},
@@ -360,14 +359,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	endpoints := []*mcphttp.Endpoint{tridentEP, relayEP}
-	if c.fixtures {
-		fixturesEP, err := conformancefixtures.New(nil)
-		if err != nil {
-			return err
-		}
-		endpoints = append(endpoints, fixturesEP)
-		logger.Warn("conformance fixtures mounted: fake tools for the MCP conformance suite, never for production", slog.String("path", conformancefixtures.Path))
+	endpoints, err := c.withFixtures(logger, tridentEP, relayEP)
+	if err != nil {
+		return err
 	}
 	srv, err := server.New(&c.host, endpoints...)
 	if err != nil {
