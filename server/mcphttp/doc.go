@@ -31,7 +31,8 @@
 // Stateless by design: the specification's clients call tools/call with no
 // initialize and no session, and clients that initialize first (the
 // TypeScript SDK, the MCP Inspector) get the same answers without a session
-// id. [ServeStdio] serves the same tools over stdio, for clients that launch
+// id, unless the endpoint keeps sessions ([SessionsForHandshake], below).
+// [ServeStdio] serves the same tools over stdio, for clients that launch
 // a local server.
 //
 // Beside its tools an endpoint may serve [Prompt]s, [Resource]s and
