@@ -80,7 +80,7 @@ test-conformance-ts: npm ## Run the conformance suite against the independent Ty
 	e2e/ts/trident-server/run-conformance.sh
 
 .PHONY: test-mcp-conformance
-test-mcp-conformance: npm ## Run the official MCP conformance suite's server scenarios (0.1.16 and the 0.2 line) against a local server
+test-mcp-conformance: npm ## Run the official MCP conformance suite's server scenarios (0.1.16 on /mcp; the 0.2 line at both wires on the fixtures endpoint /mcp/conformance, /mcp and /mcp/rides) against a local server
 	bash server/conformance.sh
 
 .PHONY: test-inspector

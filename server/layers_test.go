@@ -26,7 +26,7 @@ var sharedPackages = []string{
 // its typed client.
 var endpointCode = []string{
 	"server/trident", "server/relay", "contracts/trident", "contracts/relay", "contracts/endpoints",
-	"gen/trident", "gen/relay", "client",
+	"gen/trident", "gen/relay", "client", "server/conformancefixtures",
 }
 
 // TestSharedLayerKnowsNoEndpoint holds the layering with the build's own

@@ -122,6 +122,12 @@ type Options struct {
 	// MaxHeaderBytes bounds the request line and headers [Server.Serve]
 	// reads (431 above it). Zero: [DefaultMaxHeaderBytes].
 	MaxHeaderBytes int
+
+	// RequestStateKeys integrity-protect the requestState of the endpoints'
+	// multi round-trip results ([mcphttp.Config.RequestStateKeys]): the
+	// first seals, all open. Replicas behind one balancer share them.
+	// Zero: a random key per process.
+	RequestStateKeys [][]byte
 }
 
 // resolve fills defaults and checks the URLs, so that a misconfigured server

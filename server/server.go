@@ -123,6 +123,7 @@ func (s *Server) mount(mux *http.ServeMux, ep *mcphttp.Endpoint) (*docspage.Endp
 		ProtocolVersions: s.opts.ProtocolVersions,
 		DisableFastPath:  s.opts.DisableFastPath,
 		InternalToken:    s.opts.InternalToken,
+		RequestStateKeys: s.opts.RequestStateKeys,
 	}, s.opts.Now)
 	if err != nil {
 		return nil, err

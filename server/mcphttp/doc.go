@@ -31,8 +31,25 @@
 // Stateless by design: the specification's clients call tools/call with no
 // initialize and no session, and clients that initialize first (the
 // TypeScript SDK, the MCP Inspector) get the same answers without a session
-// id. [ServeStdio] serves the same tools over stdio, for clients that launch
+// id, unless the endpoint keeps sessions ([SessionsForHandshake], below).
+// [ServeStdio] serves the same tools over stdio, for clients that launch
 // a local server.
+//
+// Beside its tools an endpoint may serve [Prompt]s, [Resource]s and
+// [ResourceTemplate]s, completions ([CompletionHandler]), list changes and
+// resource updates to the clients that subscribe ([Changes]:
+// subscriptions/listen at 2026-07-28, resources/subscribe in a session),
+// multi round-trip results (SEP-2322: a handler answers with input requests,
+// and the front door seals the requestState it returns with an HMAC and
+// refuses a tampered one) and tasks (SEP-2663, the io.modelcontextprotocol/tasks
+// extension: [Tool.Task], [RunAsTask]). Prompts, resources, completions and
+// multi round-trip calls are stateless and work across replicas (that share
+// [Config.RequestStateKeys]). What an endpoint opts into lives in one
+// process: a session ([SessionsForHandshake]: a 2025-11-25 client's
+// server-to-client requests, which is what a handler's input requests
+// become for it, its log level and subscriptions), a task, and the
+// listeners [Changes] notifies. features.go wires each into the go-sdk
+// server.
 //
 // An endpoint package builds an [Endpoint]; the host
 // ([github.com/tridenttaxis/trident-mcp/server]) mounts it with [New]:

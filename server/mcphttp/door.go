@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
@@ -62,6 +63,13 @@ type Config struct {
 	// reference the differential tests compare the fast path with. Zero:
 	// the fast path is on.
 	DisableFastPath bool
+	// RequestStateKeys are the HMAC-SHA256 keys that integrity-protect the
+	// requestState of multi round-trip results (SEP-2322,
+	// requeststate.go): the first seals, every one opens, so a key can be
+	// rotated. Replicas behind one balancer must share them, since a
+	// client's retry may reach another replica. Zero: one random key per
+	// process.
+	RequestStateKeys [][]byte
 }
 
 // door serves one endpoint.
@@ -77,6 +85,13 @@ type door struct {
 	sseMCP   http.Handler               // text/event-stream replies (progress)
 	fast     *fastcall.Handler          // nil when Config.DisableFastPath
 	handlers map[string]mcp.ToolHandler // each tool's handler as observeTool wraps it
+
+	// What the features beside tools keep (features.go and the files it
+	// names).
+	sessionMCP http.Handler                    // stateful: the sessions of SessionsForHandshake; nil when off
+	dynamic    atomic.Pointer[map[string]bool] // tools added through Endpoint.Changes
+	tasks      *taskStore                      // nil when no tool may run as a task
+	states     *stateSealer                    // seals and opens requestState
 }
 
 // New returns the HTTP handler of ep: the origin guard, the verifier when
@@ -94,7 +109,7 @@ func New(ep *Endpoint, cfg Config, now func() time.Time) (http.Handler, error) {
 		d.limiter = limits.NewCallLimiter(*ep.RateLimit, now)
 	}
 	if !cfg.DisableFastPath {
-		d.fast = fastcall.New(fastcall.Options{Tools: d.handlers, Middleware: []mcp.Middleware{d.rpcMiddleware},
+		d.fast = fastcall.New(fastcall.Options{Tools: d.fastHandlers(), Middleware: []mcp.Middleware{d.taskMiddleware, d.rpcMiddleware},
 			// The verifier's caller, which Authenticate (below) attached:
 			// the fast path does not pass the SDK bridge.
 			TokenInfo: func(r *http.Request) *sdkauth.TokenInfo { return auth.TokenInfoFrom(r.Context()) }})
@@ -115,6 +130,7 @@ func New(ep *Endpoint, cfg Config, now func() time.Time) (http.Handler, error) {
 	jsonOpts.JSONResponse = true
 	d.jsonMCP = mcp.NewStreamableHTTPHandler(getServer, &jsonOpts)
 	d.sseMCP = mcp.NewStreamableHTTPHandler(getServer, &sseOpts)
+	d.sessionMCP = d.newSessionHandler(getServer, base) // nil unless the endpoint keeps sessions
 
 	var h http.Handler = http.HandlerFunc(d.serveMCP)
 	if v := cfg.Verifier; v != nil {
@@ -124,6 +140,9 @@ func New(ep *Endpoint, cfg Config, now func() time.Time) (http.Handler, error) {
 		// reach the SDK, skip its second header parse and request copy
 		// (Verifier.Authenticate says what that cost).
 		d.jsonMCP, d.sseMCP = v.SDKBridge(d.jsonMCP), v.SDKBridge(d.sseMCP)
+		if d.sessionMCP != nil {
+			d.sessionMCP = v.SDKBridge(d.sessionMCP)
+		}
 		h = v.Authenticate(h)
 	}
 	return d.originGuard(withRemoteHost(h)), nil
@@ -142,36 +161,20 @@ func newServer(ep *Endpoint, cfg Config) (*door, *mcp.Server, error) {
 	}
 	d := &door{ep: ep, cfg: cfg, log: cfg.Logger, metrics: cfg.Metrics, tools: map[string]bool{}, versions: versions,
 		handlers: make(map[string]mcp.ToolHandler, len(ep.Tools))}
-	srv := mcp.NewServer(ep.Implementation, &mcp.ServerOptions{
-		Logger:                    sdkLogger(cfg.Logger),
-		SupportedProtocolVersions: versions,
-		// Prompts and resources are declared because their list methods
-		// answer (with empty lists, for generic clients that list them
-		// anyway): SEP-2575 asks a server to declare what it answers.
-		Capabilities: &mcp.ServerCapabilities{
-			Tools:       &mcp.ToolCapabilities{},
-			Logging:     &mcp.LoggingCapabilities{},
-			Completions: &mcp.CompletionCapabilities{},
-			Prompts:     &mcp.PromptCapabilities{},
-			Resources:   &mcp.ResourceCapabilities{},
-		},
-		// No tool argument is a prompt or resource argument, so there is
-		// never anything to complete; the capability is declared so that
-		// generic clients probing completion/complete get a well-formed
-		// empty answer instead of an error.
-		CompletionHandler: func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
-			return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
-		},
-	})
+	srv := mcp.NewServer(ep.Implementation, d.serverOptions(versions))
 	for _, t := range ep.Tools {
 		if t.Def == nil || t.Handler == nil || d.tools[t.Def.Name] {
 			return nil, nil, fmt.Errorf("mcphttp: endpoint %s: every tool needs a definition, a handler and a name of its own", ep.Path)
 		}
 		d.tools[t.Def.Name] = true
-		d.handlers[t.Def.Name] = d.observeTool(t.Def.Name, t.Handler)
+		d.handlers[t.Def.Name] = d.observeTool(t.Def.Name, d.guardState(methodCallTool, t.Def.Name, t.Handler))
 		srv.AddTool(t.Def, d.handlers[t.Def.Name])
 	}
+	if err := d.addFeatures(srv); err != nil {
+		return nil, nil, fmt.Errorf("mcphttp: endpoint %s: %w", ep.Path, err)
+	}
 	srv.AddReceivingMiddleware(d.rpcMiddleware)
+	srv.AddReceivingMiddleware(d.taskMiddleware) // outermost: a task outlives the call that starts it
 	return d, srv, nil
 }
 
@@ -246,7 +249,7 @@ func (d *door) rpcMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 				res, err = nil, RPCError(errcodes.InternalError, Message(errcodes.InternalError))
 			}
 		}()
-		if call, ok := req.(*mcp.CallToolRequest); ok && !d.tools[call.Params.Name] {
+		if call, ok := req.(*mcp.CallToolRequest); ok && !d.serves(call.Params.Name) {
 			d.metrics.ObserveToolCall(d.ep.Path, metrics.UnknownTool, metrics.Outcome(string(errcodes.MethodNotFound)), 0)
 			return nil, RPCError(errcodes.MethodNotFound, Message(errcodes.MethodNotFound, "name", call.Params.Name))
 		}

@@ -91,6 +91,36 @@ type Endpoint struct {
 	// registered on the host's registry with an endpoint label holding
 	// Path. Zero: none.
 	Collectors []prometheus.Collector
+
+	// What an endpoint serves beside its tools, and how: each is described
+	// in the file of its feature (prompts.go, resources.go, completion.go,
+	// subscriptions.go, sessions.go). Every zero value keeps the endpoint
+	// tools-only and stateless, as Trident's and Relay's are.
+
+	// Prompts are the endpoint's prompts in prompts/list order. Zero: none
+	// (prompts/list answers an empty list).
+	Prompts []Prompt
+
+	// Resources and ResourceTemplates are the endpoint's resources, read
+	// with resources/read. Zero: none (the lists are empty, and reading any
+	// URI is -32602 with the URI as data, as SEP-2164 has it).
+	Resources         []Resource
+	ResourceTemplates []ResourceTemplate
+
+	// Complete answers completion/complete for the arguments of the
+	// endpoint's prompts and resource templates. Zero: an empty list of
+	// values for any argument.
+	Complete CompletionHandler
+
+	// Changes, when set, lets the endpoint change its tools and prompts
+	// while it runs and tell subscribed clients of that and of resource
+	// updates (subscriptions/listen, and resources/subscribe in a session).
+	// Zero: the lists never change and no subscription is offered.
+	Changes *Changes
+
+	// Sessions says whether a client that initializes gets a session.
+	// Zero: [SessionsOff], every request stateless.
+	Sessions SessionPolicy
 }
 
 // Tool is one tool of an [Endpoint]: its definition as tools/list shows it
@@ -107,6 +137,18 @@ type Endpoint struct {
 type Tool struct {
 	Def     *mcp.Tool
 	Handler mcp.ToolHandler
+
+	// NeedsInput says the handler may answer with input requests
+	// (CallToolResult.InputRequests, SEP-2322) rather than a result. Such
+	// calls always go through the go-sdk, which asks a 2025-11-25 session's
+	// client for the input itself and calls the handler again with the
+	// answers; a 2026-07-28 client gets the input_required result. Zero:
+	// the handler always answers with a result.
+	NeedsInput bool
+
+	// Task says whether the tool may run as a task of the tasks extension
+	// (tasks.go). Zero: [TaskForbidden].
+	Task TaskSupport
 }
 
 // ToolError is a tool's refusal: the front door answers it as a result with

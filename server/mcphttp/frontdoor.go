@@ -74,16 +74,19 @@ type envelope struct {
 // this handler.
 func (d *door) serveMCP(w http.ResponseWriter, r *http.Request) {
 	rec := callInfoFrom(r.Context())
+	if d.serveSessionStream(w, r) { // GET and DELETE of a session (sessions.go)
+		return
+	}
 	switch r.Method {
 	case http.MethodPost:
 	case http.MethodOptions:
 		// A CORS preflight was answered by originGuard; a plain OPTIONS
 		// asks what the endpoint allows.
-		w.Header().Set("Allow", allowedMethods)
+		w.Header().Set("Allow", d.allowed())
 		w.WriteHeader(http.StatusNoContent)
 		return
 	default:
-		w.Header().Set("Allow", allowedMethods)
+		w.Header().Set("Allow", d.allowed())
 		writeRPCError(w, http.StatusMethodNotAllowed, nil, -32000,
 			"Method Not Allowed: this endpoint is stateless and takes POST only (no GET stream, no session to DELETE)")
 		return
@@ -158,7 +161,7 @@ func (d *door) serveMCP(w http.ResponseWriter, r *http.Request) {
 	case !isCall && !knownNotifications[method]:
 		w.WriteHeader(http.StatusAccepted)
 		return
-	case isCall && !knownMethods[method]:
+	case isCall && !d.knows(r, method): // knownMethods, and those of the endpoint's features (features.go)
 		writeRPCError(w, methodNotFoundStatus(r), id, entry(errcodes.MethodNotFound).JSONRPCCode,
 			"Method not found: no method named '"+method+"'")
 		return
@@ -167,10 +170,14 @@ func (d *door) serveMCP(w http.ResponseWriter, r *http.Request) {
 		Name json.RawMessage `json:"name"`
 		Meta struct {
 			ProgressToken json.RawMessage `json:"progressToken"`
+			LogLevel      json.RawMessage `json:"io.modelcontextprotocol/logLevel"` // SEP-2575: this request's log messages
 		} `json:"_meta"`
 	}
 	if len(env.Params) > 0 {
 		json.Unmarshal(env.Params, &params) // shape checked by checkEnvelope; members checked below
+	}
+	if !d.checkTaskName(w, r, method, id, env.Params) { // tasks.go
+		return
 	}
 	if method == methodCallTool {
 		name, reason := checkToolName(params.Name)
@@ -179,7 +186,7 @@ func (d *door) serveMCP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		rec.Tool = name
-		if !d.tools[name] {
+		if !d.serves(name) {
 			// Answered here: the SDK's JSON-RPC layer rewrites any -32601 a
 			// handler returns into its own "method not found" wording.
 			d.metrics.ObserveToolCall(d.ep.Path, metrics.UnknownTool, metrics.Outcome(string(errcodes.MethodNotFound)), 0)
@@ -198,13 +205,26 @@ func (d *door) serveMCP(w http.ResponseWriter, r *http.Request) {
 		defer release()
 	}
 	handler := d.jsonMCP
-	if t := bytes.TrimSpace(params.Meta.ProgressToken); len(t) > 0 && !bytes.Equal(t, []byte("null")) {
+	if asksForNotifications(params.Meta.ProgressToken) || asksForNotifications(params.Meta.LogLevel) {
 		handler = d.sseMCP
+		rec.Stream = true
+	}
+	if s := d.sessionFor(r, method); s != nil { // the client's session, or one it opens (sessions.go)
+		handler = s
 		rec.Stream = true
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	handler.ServeHTTP(&htmlUnescaper{ResponseWriter: w}, r)
+}
+
+// asksForNotifications reports whether a _meta member that asks for
+// notifications during the call (a progress token, a 2026-07-28 log level)
+// is set: such a call is answered as an event stream, which can carry them
+// before the result; an application/json reply carries the result alone.
+func asksForNotifications(raw json.RawMessage) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) > 0 && !bytes.Equal(t, []byte("null"))
 }
 
 // readBody reads the whole body within MaxBodyBytes, answering 413 above it.
@@ -445,7 +465,7 @@ func (d *door) originGuard(next http.Handler) http.Handler {
 			h.Add("Vary", "Origin")
 			h.Set("Access-Control-Expose-Headers", "Mcp-Session-Id, WWW-Authenticate, Retry-After")
 			if r.Method == http.MethodOptions {
-				h.Set("Access-Control-Allow-Methods", allowedMethods)
+				h.Set("Access-Control-Allow-Methods", d.allowed())
 				h.Set("Access-Control-Allow-Headers", "Content-Type, Accept, Authorization, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Session-Id, Last-Event-ID")
 				h.Set("Access-Control-Max-Age", "600")
 				w.WriteHeader(http.StatusNoContent)

@@ -60,6 +60,7 @@ func main() {
 type config struct {
 	version  bool   // -version: print it and exit
 	stdio    string // -stdio: the endpoint to serve on stdin/stdout instead of HTTP (stdio.go); "" for HTTP
+	fixtures bool   // CONFORMANCE_FIXTURES: mount the conformance fixtures endpoint too (fixtures.go)
 	addr     string
 	logLevel slog.Level
 	host     server.Options  // what every endpoint shares
@@ -102,7 +103,7 @@ func parseConfig(args []string, env environ) (*config, error) {
 		return &config{version: true}, nil
 	}
 	v.markGiven(fs)
-	c := &config{addr: v.get("ADDR"), stdio: stdio.path, settings: v,
+	c := &config{addr: v.get("ADDR"), stdio: stdio.path, fixtures: v.boolean("CONFORMANCE_FIXTURES"), settings: v,
 		redisURL: v.get("REDIS_URL"), redisPrefix: v.get("REDIS_KEY_PREFIX"), redisTimeout: v.duration("REDIS_TIMEOUT")}
 	if err := c.logLevel.UnmarshalText([]byte(v.get("LOG_LEVEL"))); err != nil {
 		return nil, fmt.Errorf("LOG_LEVEL=%q: want debug, info, warn or error", v.get("LOG_LEVEL"))
@@ -174,7 +175,11 @@ func run(ctx context.Context, args []string, env environ, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	srv, err := server.New(&c.host, tridentEP, relayEP)
+	endpoints, err := c.withFixtures(logger, tridentEP, relayEP)
+	if err != nil {
+		return err
+	}
+	srv, err := server.New(&c.host, endpoints...)
 	if err != nil {
 		return err
 	}

@@ -80,6 +80,7 @@ var settings = []settingDef{
 	{env: "SHUTDOWN_TIMEOUT", kind: kindDuration, def: server.DefaultShutdownTimeout.String(), group: groupServer, help: "then wait this long for calls in flight"},
 	{env: "READ_HEADER_TIMEOUT", kind: kindDuration, def: server.DefaultReadHeaderTimeout.String(), group: groupServer,
 		help: "a client that takes longer to send its request headers is cut off (slow-loris)"},
+	{env: "CONFORMANCE_FIXTURES", kind: kindBool, def: "false", group: groupServer, help: fixturesHelp},
 
 	// Trident Taxis.
 	{env: "MCP_RESOURCE_URL", kind: kindString, shown: "$PUBLIC_BASE_URL/mcp", group: groupTrident, help: "Trident's canonical resource URI (RFC 8707 audience, RFC 9728 resource)"},
