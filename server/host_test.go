@@ -157,10 +157,10 @@ func TestSecondEndpointSharesTheFrontDoor(t *testing.T) {
 		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"get_service_info","arguments":{}}}`)
 	m := do(t, http.MethodGet, ts.URL+"/metrics", nil, "").body
 	for _, want := range []string{
-		`trident_mcp_tool_calls_total{endpoint="/mcp/echo",outcome="ok",tool="echo"} 1`,
-		`trident_mcp_tool_calls_total{endpoint="/mcp/echo",outcome="echo_refused",tool="echo"} 1`,
-		`trident_mcp_tool_calls_total{endpoint="/mcp/echo",outcome="method_not_found",tool="unknown"} 1`,
-		`trident_mcp_tool_calls_total{endpoint="/mcp",outcome="ok",tool="get_service_info"} 1`,
+		`mcp_tool_calls_total{endpoint="/mcp/echo",outcome="ok",tool="echo"} 1`,
+		`mcp_tool_calls_total{endpoint="/mcp/echo",outcome="echo_refused",tool="echo"} 1`,
+		`mcp_tool_calls_total{endpoint="/mcp/echo",outcome="method_not_found",tool="unknown"} 1`,
+		`mcp_tool_calls_total{endpoint="/mcp",outcome="ok",tool="get_service_info"} 1`,
 	} {
 		if !strings.Contains(m, want) {
 			t.Errorf("/metrics lacks %s", want)

@@ -114,8 +114,8 @@ func TestVerdictCacheLookupsOnMetrics(t *testing.T) {
 	}
 	m := do(t, http.MethodGet, ts.URL+"/metrics", nil, "").body
 	for _, want := range []string{
-		`trident_mcp_auth_verdict_cache_lookups_total{endpoint="/mcp/echo",result="hit"} 2`,
-		`trident_mcp_auth_verdict_cache_lookups_total{endpoint="/mcp/echo",result="miss"} 1`,
+		`mcp_auth_verdict_cache_lookups_total{endpoint="/mcp/echo",result="hit"} 2`,
+		`mcp_auth_verdict_cache_lookups_total{endpoint="/mcp/echo",result="miss"} 1`,
 	} {
 		if !strings.Contains(m, want) {
 			t.Errorf("/metrics lacks %s", want)

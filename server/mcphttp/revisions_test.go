@@ -105,7 +105,7 @@ func toolCalls(t *testing.T, reg *prometheus.Registry) string {
 	}
 	var lines []string
 	for _, f := range families {
-		if f.GetName() != "trident_mcp_tool_calls_total" {
+		if f.GetName() != "mcp_tool_calls_total" {
 			continue
 		}
 		for _, m := range f.GetMetric() {

@@ -27,11 +27,11 @@ func TestGeoBackendMetrics(t *testing.T) {
 	}
 	m := string(get(t, ts.URL+"/metrics").body)
 	for _, want := range []string{
-		`trident_mcp_geo_upstream_requests_total{backend="nominatim",endpoint="/mcp"} 2`,
-		`trident_mcp_geo_cache_hits_total{backend="nominatim",endpoint="/mcp"} 2`,
-		`trident_mcp_geo_upstream_requests_total{backend="osrm",endpoint="/mcp"} 1`,
-		`trident_mcp_geo_breaker_state{backend="osrm",endpoint="/mcp",state="closed"} 1`,
-		`trident_mcp_geo_breaker_trips_total{backend="nominatim",endpoint="/mcp"} 0`,
+		`trident_geo_upstream_requests_total{backend="nominatim",endpoint="/mcp"} 2`,
+		`trident_geo_cache_hits_total{backend="nominatim",endpoint="/mcp"} 2`,
+		`trident_geo_upstream_requests_total{backend="osrm",endpoint="/mcp"} 1`,
+		`trident_geo_breaker_state{backend="osrm",endpoint="/mcp",state="closed"} 1`,
+		`trident_geo_breaker_trips_total{backend="nominatim",endpoint="/mcp"} 0`,
 	} {
 		if !strings.Contains(m, want) {
 			t.Errorf("/metrics lacks %s", want)
@@ -39,7 +39,7 @@ func TestGeoBackendMetrics(t *testing.T) {
 	}
 	if t.Failed() {
 		for _, l := range strings.Split(m, "\n") {
-			if strings.HasPrefix(l, "trident_mcp_geo_") {
+			if strings.HasPrefix(l, "trident_geo_") {
 				t.Log(l)
 			}
 		}

@@ -266,12 +266,12 @@ func TestHealthAndMetrics(t *testing.T) {
 	call(t, ts.URL, "nope", `{}`)
 	m := get(t, ts.URL+"/metrics")
 	for _, want := range []string{
-		`trident_mcp_tool_calls_total{endpoint="/mcp",outcome="ok",tool="estimate_fare"} 1`,
-		`trident_mcp_tool_calls_total{endpoint="/mcp",outcome="geocode_failed",tool="estimate_fare"} 1`,
-		`trident_mcp_tool_calls_total{endpoint="/mcp",outcome="invalid_arguments",tool="estimate_fare"} 1`,
-		`trident_mcp_tool_calls_total{endpoint="/mcp",outcome="method_not_found",tool="unknown"} 1`,
-		`trident_mcp_tool_call_duration_seconds_bucket{endpoint="/mcp",outcome="ok",tool="estimate_fare",le="+Inf"} 1`,
-		`trident_mcp_http_requests_total{code="200",route="/mcp"} 4`,
+		`mcp_tool_calls_total{endpoint="/mcp",outcome="ok",tool="estimate_fare"} 1`,
+		`mcp_tool_calls_total{endpoint="/mcp",outcome="geocode_failed",tool="estimate_fare"} 1`,
+		`mcp_tool_calls_total{endpoint="/mcp",outcome="invalid_arguments",tool="estimate_fare"} 1`,
+		`mcp_tool_calls_total{endpoint="/mcp",outcome="method_not_found",tool="unknown"} 1`,
+		`mcp_tool_call_duration_seconds_bucket{endpoint="/mcp",outcome="ok",tool="estimate_fare",le="+Inf"} 1`,
+		`mcp_http_requests_total{code="200",route="/mcp"} 4`,
 		`go_goroutines`,
 	} {
 		if !bytes.Contains(m.body, []byte(want)) {
