@@ -34,6 +34,11 @@
 // id. [ServeStdio] serves the same tools over stdio, for clients that launch
 // a local server.
 //
+// The front door's tests run against a small endpoint of their own
+// ([github.com/tridenttaxis/trident-mcp/server/mcphttp/mcphttptest]),
+// so each behaviour above is tested once, whatever endpoints a server
+// mounts, the fast path's parity with the go-sdk included.
+//
 // An endpoint package builds an [Endpoint]; the host
 // ([github.com/tridenttaxis/trident-mcp/server]) mounts it with [New]:
 //
