@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
@@ -91,8 +92,13 @@ func TestGoSDKClient(t *testing.T) {
 	if got := cs.InitializeResult().ProtocolVersion; got != "2025-06-18" {
 		t.Errorf("negotiated protocol %q, want 2025-06-18", got)
 	}
-	if got := cs.InitializeResult().ServerInfo.Name; got != "trident-taxis-mcp" {
-		t.Errorf("server name %q", got)
+	m, err := tridentcontracts.Set.Manifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &mcp.Implementation{Name: "trident-taxis-mcp", Title: "Trident Taxis MCP tools", Version: m.Server.Version}
+	if d := cmp.Diff(want, cs.InitializeResult().ServerInfo); d != "" {
+		t.Errorf("serverInfo (-want +got):\n%s", d)
 	}
 	lt, err := cs.ListTools(ctx, nil)
 	if err != nil || len(lt.Tools) != 3 {
