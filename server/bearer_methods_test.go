@@ -9,6 +9,7 @@ import (
 
 	"github.com/tridenttaxis/trident-mcp/server"
 	"github.com/tridenttaxis/trident-mcp/server/auth"
+	kit "github.com/tridenttaxis/trident-mcp/server/mcphttp/mcphttptest"
 )
 
 // TestEveryMetadataDocumentNamesTheHeader: each endpoint's
@@ -24,19 +25,19 @@ func TestEveryMetadataDocumentNamesTheHeader(t *testing.T) {
 		{"oauth", server.Options{Auth: &auth.Config{Issuer: "http://127.0.0.1:1/auth/v1", RefreshInterval: -1}}},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
-			ts := startHost(t, mode.opts)
+			url := startKits(t, &mode.opts)
 			for _, path := range []string{
 				"/.well-known/oauth-protected-resource",
-				"/.well-known/oauth-protected-resource/mcp",
-				"/.well-known/oauth-protected-resource/mcp/echo",
+				"/.well-known/oauth-protected-resource/mcp/kit",
+				"/.well-known/oauth-protected-resource/mcp/other",
 			} {
-				r := do(t, http.MethodGet, ts.URL+path, nil, "")
+				r := kit.Get(t, url+path)
 				var doc struct {
 					AuthorizationServers   []string `json:"authorization_servers"`
 					BearerMethodsSupported []string `json:"bearer_methods_supported"`
 				}
-				if r.status != http.StatusOK || json.Unmarshal([]byte(r.body), &doc) != nil {
-					t.Fatalf("%s: %d %s", path, r.status, r.body)
+				if r.Status != http.StatusOK || json.Unmarshal(r.Body, &doc) != nil {
+					t.Fatalf("%s: %d %s", path, r.Status, r.Body)
 				}
 				if d := cmp.Diff([]string{"header"}, doc.BearerMethodsSupported); d != "" {
 					t.Errorf("%s: bearer_methods_supported (-want +got):\n%s", path, d)

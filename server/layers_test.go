@@ -15,10 +15,12 @@ import (
 const module = "github.com/tridenttaxis/trident-mcp/"
 
 // sharedPackages are the layer every endpoint stands on: the host, the
-// front door and what it is made of. None may know an endpoint.
+// front door and what it is made of, and their test kits. None may know an
+// endpoint.
 var sharedPackages = []string{
 	"server", "server/mcphttp", "server/auth", "server/fastcall", "server/limits",
 	"server/metrics", "server/docspage", "server/draft2020", "server/geodesy",
+	"server/mcphttp/mcphttptest", "server/servertest",
 }
 
 // endpointCode are the import-path prefixes that belong to one endpoint:

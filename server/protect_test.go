@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"context"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -14,6 +13,8 @@ import (
 	"github.com/tridenttaxis/trident-mcp/server"
 	"github.com/tridenttaxis/trident-mcp/server/auth"
 	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
+	kit "github.com/tridenttaxis/trident-mcp/server/mcphttp/mcphttptest"
+	"github.com/tridenttaxis/trident-mcp/server/servertest"
 )
 
 // A route an endpoint guards with Mount.Protect gets the endpoint's access
@@ -22,7 +23,7 @@ import (
 // caller); in public mode the handler directly.
 func TestMountProtect(t *testing.T) {
 	iss := devissuertest.New(t, devissuer.Options{})
-	ep := echoEndpoint()
+	ep := kit.New("/mcp/echo")
 	ep.RouteScopes = []string{"echo:write"}
 	ep.Routes = func(m mcphttp.Mount, mux *http.ServeMux) error {
 		mux.Handle("POST /v1/echo", m.Protect("echo:write", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -35,23 +36,7 @@ func TestMountProtect(t *testing.T) {
 		})))
 		return nil
 	}
-	ts := httptest.NewUnstartedServer(nil)
-	ts.Start()
-	srv, err := server.New(&server.Options{Logger: slog.New(slog.DiscardHandler), PublicBaseURL: ts.URL,
-		Auth: &auth.Config{Issuer: iss.IssuerURL()}}, ep)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts.Config.Handler = srv.Handler()
-	t.Cleanup(func() { ts.Close(); srv.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	for do(t, http.MethodGet, ts.URL+"/readyz", nil, "").status != http.StatusOK {
-		if ctx.Err() != nil {
-			t.Fatal("the host never became ready")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	ts := startReady(t, &server.Options{Auth: &auth.Config{Issuer: iss.IssuerURL()}}, ep.Endpoint)
 	token := func(resource, scope string) http.Header {
 		tok, err := iss.MintAccessToken(devissuer.TokenClaims{Resource: resource, Scope: scope})
 		if err != nil {
@@ -60,21 +45,25 @@ func TestMountProtect(t *testing.T) {
 		return http.Header{"Authorization": {"Bearer " + tok}}
 	}
 	meta := ts.URL + "/.well-known/oauth-protected-resource/mcp/echo"
-	if r := do(t, http.MethodPost, ts.URL+"/v1/echo", nil, ""); r.status != 401 || r.header.Get("WWW-Authenticate") != auth.Challenge(meta) {
-		t.Errorf("no token: %d %q", r.status, r.header.Get("WWW-Authenticate"))
+	if r := kit.Do(t, http.MethodPost, ts.URL+"/v1/echo", nil, ""); r.Status != 401 || r.Header.Get("WWW-Authenticate") != auth.Challenge(meta) {
+		t.Errorf("no token: %d %q", r.Status, r.Header.Get("WWW-Authenticate"))
 	}
-	if r := do(t, http.MethodPost, ts.URL+"/v1/echo", token(ts.URL+"/mcp", "echo:write"), ""); r.status != 401 {
-		t.Errorf("a token for another resource: %d, want 401", r.status)
+	if r := kit.Do(t, http.MethodPost, ts.URL+"/v1/echo", token(ts.URL+"/mcp", "echo:write"), ""); r.Status != 401 {
+		t.Errorf("a token for another resource: %d, want 401", r.Status)
 	}
-	r := do(t, http.MethodPost, ts.URL+"/v1/echo", token(ts.URL+"/mcp/echo", "other"), "")
-	if want := mcphttp.InsufficientScopeChallenge("echo:write", meta); r.status != 403 || r.header.Get("WWW-Authenticate") != want {
-		t.Errorf("without the scope: %d %q, want 403 %q", r.status, r.header.Get("WWW-Authenticate"), want)
+	r := kit.Do(t, http.MethodPost, ts.URL+"/v1/echo", token(ts.URL+"/mcp/echo", "other"), "")
+	if want := mcphttp.InsufficientScopeChallenge("echo:write", meta); r.Status != 403 || r.Header.Get("WWW-Authenticate") != want {
+		t.Errorf("without the scope: %d %q, want 403 %q", r.Status, r.Header.Get("WWW-Authenticate"), want)
 	}
-	if r := do(t, http.MethodPost, ts.URL+"/v1/echo", token(ts.URL+"/mcp/echo", "other echo:write"), ""); r.status != 200 || r.body != devissuer.DefaultUser.ID {
-		t.Errorf("with the scope: %d %q, want 200 and the caller", r.status, r.body)
+	if r := kit.Do(t, http.MethodPost, ts.URL+"/v1/echo", token(ts.URL+"/mcp/echo", "other echo:write"), ""); r.Status != 200 || string(r.Body) != devissuer.DefaultUser.ID {
+		t.Errorf("with the scope: %d %q, want 200 and the caller", r.Status, r.Body)
 	}
-	if r := do(t, http.MethodGet, meta, nil, ""); !strings.Contains(r.body, `"scopes_supported":["echo:write"]`) {
-		t.Errorf("metadata %s lacks scopes_supported", r.body)
+	if r := kit.Get(t, meta); !strings.Contains(string(r.Body), `"scopes_supported":["echo:write"]`) {
+		t.Errorf("metadata %s lacks scopes_supported", r.Body)
+	}
+	public := servertest.Start(t, nil, ep.Endpoint)
+	if r := kit.Do(t, http.MethodPost, public.URL+"/v1/echo", nil, ""); r.Status != 200 || string(r.Body) != "anonymous" {
+		t.Errorf("public mode: %d %q, want the handler without a caller", r.Status, r.Body)
 	}
 }
 
@@ -83,42 +72,41 @@ func TestMountProtect(t *testing.T) {
 // per further call.
 func TestVerdictCacheLookupsOnMetrics(t *testing.T) {
 	iss := devissuertest.New(t, devissuer.Options{})
-	ts := httptest.NewUnstartedServer(nil)
-	ts.Start()
-	srv, err := server.New(&server.Options{Logger: slog.New(slog.DiscardHandler), PublicBaseURL: ts.URL,
-		Auth: &auth.Config{Issuer: iss.IssuerURL()}}, echoEndpoint())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts.Config.Handler = srv.Handler()
-	t.Cleanup(func() { ts.Close(); srv.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	for do(t, http.MethodGet, ts.URL+"/readyz", nil, "").status != http.StatusOK {
-		if ctx.Err() != nil {
-			t.Fatal("the host never became ready")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	ts := startReady(t, &server.Options{Auth: &auth.Config{Issuer: iss.IssuerURL()}}, kit.New("/mcp/echo").Endpoint)
 	tok, err := iss.MintAccessToken(devissuer.TokenClaims{Resource: ts.URL + "/mcp/echo"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := mcpHeaders()
+	h := kit.Headers()
 	h.Set("Authorization", "Bearer "+tok)
 	for range 3 {
-		if r := do(t, http.MethodPost, ts.URL+"/mcp/echo", h,
-			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`); r.status != 200 {
-			t.Fatalf("call: %d %s", r.status, r.body)
+		if r := kit.Post(t, ts.URL+"/mcp/echo", h, kit.CallBody("1", kit.ToolEcho, `{"text":"hi"}`)); r.Status != 200 {
+			t.Fatalf("call: %d %s", r.Status, r.Body)
 		}
 	}
-	m := do(t, http.MethodGet, ts.URL+"/metrics", nil, "").body
+	m := string(kit.Get(t, ts.URL+"/metrics").Body)
 	for _, want := range []string{
-		`trident_mcp_auth_verdict_cache_lookups_total{endpoint="/mcp/echo",result="hit"} 2`,
-		`trident_mcp_auth_verdict_cache_lookups_total{endpoint="/mcp/echo",result="miss"} 1`,
+		`mcp_auth_verdict_cache_lookups_total{endpoint="/mcp/echo",result="hit"} 2`,
+		`mcp_auth_verdict_cache_lookups_total{endpoint="/mcp/echo",result="miss"} 1`,
 	} {
 		if !strings.Contains(m, want) {
 			t.Errorf("/metrics lacks %s", want)
 		}
 	}
+}
+
+// startReady is servertest.Start for a host in OAuth mode: it returns once
+// /readyz says the verifiers have the issuer's signing keys.
+func startReady(t *testing.T, opts *server.Options, endpoints ...*mcphttp.Endpoint) *httptest.Server {
+	t.Helper()
+	ts := servertest.Start(t, opts, endpoints...)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for kit.Get(t, ts.URL+"/readyz").Status != http.StatusOK {
+		if ctx.Err() != nil {
+			t.Fatal("the host never became ready")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return ts
 }

@@ -128,10 +128,12 @@ func (s *Server) mount(mux *http.ServeMux, ep *mcphttp.Endpoint) (*docspage.Endp
 	if err != nil {
 		return nil, err
 	}
+	// The endpoint's own series, and in OAuth mode its verifier's verdict
+	// cache, each under the endpoint's label.
 	reg := prometheus.WrapRegistererWith(prometheus.Labels{"endpoint": ep.Path}, s.registry)
 	epCollectors := ep.Collectors
 	if v != nil {
-		epCollectors = append(slices.Clip(epCollectors), verdictCacheCounters(v)...)
+		epCollectors = append(slices.Clip(epCollectors), metrics.VerdictCache(v.VerdictCacheStats))
 	}
 	for _, c := range epCollectors {
 		if err := reg.Register(c); err != nil {
@@ -176,21 +178,4 @@ func (s *Server) Close() error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// verdictCacheCounters export v's verdict cache look-ups, so an operator
-// (and the load benchmark) can see that a client reusing its token is
-// answered from the cache rather than by a signature check per call.
-func verdictCacheCounters(v *auth.Verifier) []prometheus.Collector {
-	counter := func(result string, value func(hits, misses uint64) uint64) prometheus.Collector {
-		return prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Name:        "trident_mcp_auth_verdict_cache_lookups_total",
-			Help:        "Bearer tokens looked up in the verdict cache, by result: hit (answered from a remembered verdict) or miss (checked in full).",
-			ConstLabels: prometheus.Labels{"result": result},
-		}, func() float64 { return float64(value(v.VerdictCacheStats())) })
-	}
-	return []prometheus.Collector{
-		counter("hit", func(h, _ uint64) uint64 { return h }),
-		counter("miss", func(_, m uint64) uint64 { return m }),
-	}
 }

@@ -15,9 +15,11 @@
 // methods, notifications, progress tokens, _meta, sessions, batches, ids
 // the SDK rewrites such as 1.5 or 1e2) to the SDK untouched.
 //
-// The answers are the SDK's byte for byte: the Trident endpoint's
-// differential tests send every sample, every error-catalogue case, random
-// calls and a fuzz corpus through both and compare status, headers and body.
+// The answers are the SDK's byte for byte: the front door's differential
+// tests (server/mcphttp, against its test endpoint) send every
+// error-catalogue case, each kind of tool answer, random calls and a fuzz
+// corpus through both and compare status, headers and body, and each
+// endpoint's tests send its own samples and refusals through both.
 //
 //	fast := fastcall.New(fastcall.Options{Tools: handlers, Middleware: []mcp.Middleware{mw}})
 //	if call, ok := fast.Parse(r, body); ok {

@@ -51,6 +51,11 @@
 // listeners [Changes] notifies. features.go wires each into the go-sdk
 // server.
 //
+// The front door's tests run against a small endpoint of their own
+// ([github.com/tridenttaxis/trident-mcp/server/mcphttp/mcphttptest]),
+// so each behaviour above is tested once, whatever endpoints a server
+// mounts, the fast path's parity with the go-sdk included.
+//
 // An endpoint package builds an [Endpoint]; the host
 // ([github.com/tridenttaxis/trident-mcp/server]) mounts it with [New]:
 //

@@ -41,7 +41,8 @@ type Endpoint struct {
 	// Required.
 	Implementation *mcp.Implementation
 
-	// Tools are the endpoint's tools in tools/list order. Required: an
+	// Tools are the endpoint's tools, each with a name of its own;
+	// tools/list lists them by name (the go-sdk sorts them). Required: an
 	// endpoint with no tool serves nothing.
 	Tools []Tool
 

@@ -1,10 +1,18 @@
-// Package metrics defines the server's Prometheus metrics in one place, so
-// their names, labels and buckets are reviewed together and label values
-// stay a closed set (endpoints are the mounted paths, tool names the
-// contracts', outcomes the error catalogue's), which keeps series
-// cardinality bounded whatever clients send. One Metrics serves every
-// endpoint of a host: each per-call series carries an endpoint label
-// holding the endpoint's path.
+// Package metrics defines the series the shared layer exports on /metrics,
+// in one place, so their names, labels and buckets are reviewed together
+// and label values stay a closed set (endpoints are the mounted paths,
+// tool names the contracts', outcomes the error catalogue's), which keeps
+// series cardinality bounded whatever clients send.
+//
+// Names say what they count for any endpoint: what the front door counts
+// of each endpoint ([ToolCalls], [RateLimited], [VerdictCacheLookups]) is
+// mcp_… with an endpoint label holding the endpoint's path, and what the
+// host counts of every route ([HTTPRequests]) is mcp_http_…. One Metrics
+// serves every endpoint of a host. An endpoint's own series (its back
+// ends', its stores') are defined in its package under its own prefix
+// (trident_…, relay_…) and handed to the host through
+// mcphttp.Endpoint.Collectors, which registers them with the same endpoint
+// label.
 //
 //	m, err := metrics.New(reg)
 //	if err != nil { ... }
@@ -18,6 +26,26 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+)
+
+// The series' names, for what reads /metrics (tools/cmd/loadbench) and
+// the README's table of series.
+const (
+	// ToolCalls counts tools/call requests {endpoint, tool, outcome}.
+	ToolCalls = "mcp_tool_calls_total"
+	// ToolCallDuration is the time to answer a tools/call {endpoint, tool, outcome}.
+	ToolCallDuration = "mcp_tool_call_duration_seconds"
+	// RateLimited counts calls the endpoint's limiter refused {endpoint, tool}.
+	RateLimited = "mcp_rate_limited_total"
+	// VerdictCacheLookups counts bearer tokens looked up in an OAuth
+	// verifier's verdict cache {endpoint, result}.
+	VerdictCacheLookups = "mcp_auth_verdict_cache_lookups_total"
+	// HTTPRequests counts the host's HTTP requests {route, code}.
+	HTTPRequests = "mcp_http_requests_total"
+	// HTTPRequestDuration is the host's HTTP request latency {route}.
+	HTTPRequestDuration = "mcp_http_request_duration_seconds"
+	// HTTPInFlight is the number of HTTP requests being served.
+	HTTPInFlight = "mcp_http_in_flight_requests"
 )
 
 // Outcomes of a tool call: "ok" or a catalogue code in lower case
@@ -52,29 +80,29 @@ var latencyBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25
 func New(reg prometheus.Registerer) (*Metrics, error) {
 	m := &Metrics{
 		toolCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "trident_mcp_tool_calls_total",
+			Name: ToolCalls,
 			Help: "tools/call requests by endpoint, tool and outcome (ok, or the error catalogue code in lower case).",
 		}, []string{"endpoint", "tool", "outcome"}),
 		toolDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "trident_mcp_tool_call_duration_seconds",
+			Name:    ToolCallDuration,
 			Help:    "Time to answer a tools/call, validation to result, by endpoint, tool and outcome.",
 			Buckets: latencyBuckets,
 		}, []string{"endpoint", "tool", "outcome"}),
 		httpRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "trident_mcp_http_requests_total",
-			Help: "HTTP requests by route and status code.",
+			Name: HTTPRequests,
+			Help: "HTTP requests by route (the mux pattern) and status code.",
 		}, []string{"route", "code"}),
 		httpDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "trident_mcp_http_request_duration_seconds",
+			Name:    HTTPRequestDuration,
 			Help:    "HTTP request latency by route.",
 			Buckets: latencyBuckets,
 		}, []string{"route"}),
 		rateLimited: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "trident_mcp_rate_limited_total",
-			Help: "Calls refused with 429 by the optional limiter, by endpoint and tool.",
+			Name: RateLimited,
+			Help: "tools/call requests refused with 429 by the endpoint's rate limit, by endpoint and tool.",
 		}, []string{"endpoint", "tool"}),
 		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "trident_mcp_http_in_flight_requests",
+			Name: HTTPInFlight,
 			Help: "HTTP requests being served.",
 		}),
 	}
@@ -115,4 +143,30 @@ func (m *Metrics) RateLimited(endpoint, tool string) {
 func (m *Metrics) InFlight() func() {
 	m.inFlight.Inc()
 	return m.inFlight.Dec
+}
+
+// verdictCacheLookups describes [VerdictCacheLookups]; the endpoint label
+// is the host's, added when it registers the collector for an endpoint.
+var verdictCacheLookups = prometheus.NewDesc(VerdictCacheLookups,
+	"Bearer tokens looked up in the endpoint's verdict cache, by result: hit (answered from a remembered verdict) or miss (checked in full).",
+	[]string{"result"}, nil)
+
+// VerdictCache reports an OAuth verifier's verdict cache look-ups, read
+// from stats (auth.Verifier.VerdictCacheStats) at scrape time, so an
+// operator (and the load benchmark) can see that a client reusing its
+// token is answered from the cache rather than by a signature check per
+// call. The host registers one per endpoint in OAuth mode, with the
+// endpoint's label.
+func VerdictCache(stats func() (hits, misses uint64)) prometheus.Collector {
+	return verdictCache(stats)
+}
+
+type verdictCache func() (hits, misses uint64)
+
+func (c verdictCache) Describe(ch chan<- *prometheus.Desc) { ch <- verdictCacheLookups }
+
+func (c verdictCache) Collect(ch chan<- prometheus.Metric) {
+	hits, misses := c()
+	ch <- prometheus.MustNewConstMetric(verdictCacheLookups, prometheus.CounterValue, float64(hits), "hit")
+	ch <- prometheus.MustNewConstMetric(verdictCacheLookups, prometheus.CounterValue, float64(misses), "miss")
 }

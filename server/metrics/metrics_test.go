@@ -11,11 +11,11 @@ import (
 	"github.com/tridenttaxis/trident-mcp/server/metrics"
 )
 
-func series(t *testing.T, reg *prometheus.Registry) map[string]float64 {
-	return promtest.Series(t, reg)
-}
-
-func TestMetrics(t *testing.T) {
+// populated is a registry holding every series of the package, each with
+// one value, as a host with an endpoint in OAuth mode has them: the
+// verdict cache registered under the endpoint's label, as the host does.
+func populated(t *testing.T) (*prometheus.Registry, func()) {
+	t.Helper()
 	reg := prometheus.NewRegistry()
 	m, err := metrics.New(reg)
 	if err != nil {
@@ -28,28 +28,45 @@ func TestMetrics(t *testing.T) {
 	m.ObserveHTTP("/mcp", 1000, time.Millisecond) // not a series per odd value
 	m.RateLimited("/mcp", "start_booking")
 	m.ObserveToolCall("/mcp/rides", "search_rides", metrics.OutcomeOK, time.Millisecond)
-	done := m.InFlight()
-
-	want := map[string]float64{
-		"trident_mcp_http_in_flight_requests{}":                                                           1,
-		"trident_mcp_http_requests_total{code=200,route=/mcp}":                                            1,
-		"trident_mcp_http_requests_total{code=other,route=/mcp}":                                          2,
-		"trident_mcp_http_request_duration_seconds{route=/mcp}":                                           3,
-		"trident_mcp_rate_limited_total{endpoint=/mcp,tool=start_booking}":                                1,
-		"trident_mcp_tool_calls_total{endpoint=/mcp,outcome=ok,tool=estimate_fare}":                       1,
-		"trident_mcp_tool_calls_total{endpoint=/mcp,outcome=geocode_failed,tool=estimate_fare}":           1,
-		"trident_mcp_tool_call_duration_seconds{endpoint=/mcp,outcome=ok,tool=estimate_fare}":             1,
-		"trident_mcp_tool_call_duration_seconds{endpoint=/mcp,outcome=geocode_failed,tool=estimate_fare}": 1,
-		"trident_mcp_tool_calls_total{endpoint=/mcp/rides,outcome=ok,tool=search_rides}":                  1,
-		"trident_mcp_tool_call_duration_seconds{endpoint=/mcp/rides,outcome=ok,tool=search_rides}":        1,
+	cache := metrics.VerdictCache(func() (uint64, uint64) { return 5, 2 })
+	if err := prometheus.WrapRegistererWith(prometheus.Labels{"endpoint": "/mcp"}, reg).Register(cache); err != nil {
+		t.Fatal(err)
 	}
-	if d := cmp.Diff(want, series(t, reg)); d != "" {
+	return reg, m.InFlight()
+}
+
+func TestMetrics(t *testing.T) {
+	reg, done := populated(t)
+	want := map[string]float64{
+		"mcp_http_in_flight_requests{}":                                                           1,
+		"mcp_http_requests_total{code=200,route=/mcp}":                                            1,
+		"mcp_http_requests_total{code=other,route=/mcp}":                                          2,
+		"mcp_http_request_duration_seconds{route=/mcp}":                                           3,
+		"mcp_rate_limited_total{endpoint=/mcp,tool=start_booking}":                                1,
+		"mcp_tool_calls_total{endpoint=/mcp,outcome=ok,tool=estimate_fare}":                       1,
+		"mcp_tool_calls_total{endpoint=/mcp,outcome=geocode_failed,tool=estimate_fare}":           1,
+		"mcp_tool_call_duration_seconds{endpoint=/mcp,outcome=ok,tool=estimate_fare}":             1,
+		"mcp_tool_call_duration_seconds{endpoint=/mcp,outcome=geocode_failed,tool=estimate_fare}": 1,
+		"mcp_tool_calls_total{endpoint=/mcp/rides,outcome=ok,tool=search_rides}":                  1,
+		"mcp_tool_call_duration_seconds{endpoint=/mcp/rides,outcome=ok,tool=search_rides}":        1,
+		"mcp_auth_verdict_cache_lookups_total{endpoint=/mcp,result=hit}":                          5,
+		"mcp_auth_verdict_cache_lookups_total{endpoint=/mcp,result=miss}":                         2,
+	}
+	if d := cmp.Diff(want, promtest.Series(t, reg)); d != "" {
 		t.Errorf("series (-want +got):\n%s", d)
 	}
 	done()
-	if got := series(t, reg)["trident_mcp_http_in_flight_requests{}"]; got != 0 {
+	if got := promtest.Series(t, reg)["mcp_http_in_flight_requests{}"]; got != 0 {
 		t.Errorf("in flight after done = %v, want 0", got)
 	}
+}
+
+// TestREADMEListsEverySeries holds the README's table of series to what
+// the package registers: each series with its labels, and no row of the
+// shared layer's prefix that the package does not define.
+func TestREADMEListsEverySeries(t *testing.T) {
+	reg, _ := populated(t)
+	promtest.CheckDocumented(t, reg, "../../README.md", "mcp_")
 }
 
 func TestNewOnAUsedRegistry(t *testing.T) {

@@ -3,6 +3,8 @@ package trident_test
 import (
 	"encoding/json"
 	"testing"
+
+	kit "github.com/tridenttaxis/trident-mcp/server/mcphttp/mcphttptest"
 )
 
 // TestAlwaysSendsOptionalOutputs holds the server to what the output
@@ -22,7 +24,7 @@ func TestAlwaysSendsOptionalOutputs(t *testing.T) {
 		{"start_booking with no optional argument", "start_booking", `{"pickup":"Helensburgh Central Station","dropoff":"Rhu","vehicleType":"saloon"}`, "prefilled", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := post(t, ts.URL+"/mcp", mcpHeaders(),
+			r := kit.Post(t, ts.URL+"/mcp", kit.Headers(),
 				`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"`+tc.tool+`","arguments":`+tc.args+`}}`)
 			var msg struct {
 				Result struct {
@@ -30,12 +32,12 @@ func TestAlwaysSendsOptionalOutputs(t *testing.T) {
 					StructuredContent map[string]json.RawMessage `json:"structuredContent"`
 				} `json:"result"`
 			}
-			if err := json.Unmarshal(r.body, &msg); err != nil || r.status != 200 || msg.Result.IsError {
-				t.Fatalf("want a result: %d %s", r.status, r.body)
+			if err := json.Unmarshal(r.Body, &msg); err != nil || r.Status != 200 || msg.Result.IsError {
+				t.Fatalf("want a result: %d %s", r.Status, r.Body)
 			}
 			v, ok := msg.Result.StructuredContent[tc.member]
 			if !ok {
-				t.Fatalf("structuredContent lacks %s: %s", tc.member, r.body)
+				t.Fatalf("structuredContent lacks %s: %s", tc.member, r.Body)
 			}
 			switch {
 			case tc.wantEmpty && string(v) != "[]":

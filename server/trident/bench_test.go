@@ -11,6 +11,7 @@ import (
 	"github.com/tridenttaxis/trident-mcp/internal/devissuer/devissuertest"
 	"github.com/tridenttaxis/trident-mcp/server"
 	"github.com/tridenttaxis/trident-mcp/server/auth"
+	kit "github.com/tridenttaxis/trident-mcp/server/mcphttp/mcphttptest"
 	"github.com/tridenttaxis/trident-mcp/server/trident"
 )
 
@@ -28,7 +29,7 @@ func BenchmarkEstimateFareOAuth(b *testing.B) {
 		ep: trident.Options{ResourceURL: resource}})
 	h := srv.Handler()
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"estimate_fare","arguments":{"pickup":"Helensburgh Central Station","dropoff":"Glasgow Airport","vehicleType":"executive","meetAndGreet":false}}}`
-	headers := mcpHeaders()
+	headers := kit.Headers()
 	headers.Set("Authorization", "Bearer "+token)
 	call := benchCall(h, body, headers)
 	for deadline := time.Now().Add(10 * time.Second); call().code == http.StatusUnauthorized; { // keys load in the background

@@ -7,10 +7,11 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	kit "github.com/tridenttaxis/trident-mcp/server/mcphttp/mcphttptest"
 )
 
-// toolCallSeeds are the argument seeds of FuzzToolCallArguments, also sent
-// through both paths by TestFastPathFuzzCorpus.
+// toolCallSeeds are the argument seeds of FuzzToolCallArguments.
 var toolCallSeeds = []string{
 	`{"pickup":"Helensburgh Central Station","dropoff":"Glasgow Airport","vehicleType":"executive","meetAndGreet":false}`,
 	`{"pickup":"ab","dropoff":"Glasgow Airport"}`,
@@ -32,12 +33,12 @@ func FuzzToolCallArguments(f *testing.F) {
 	h := newServer(f, nil).Handler()
 	f.Fuzz(func(t *testing.T, args string) {
 		if !json.Valid([]byte(args)) {
-			return // the front door answers -32700 first (TestProtocolErrors)
+			return // the front door answers -32700 first (server/mcphttp's TestRefusals)
 		}
 		for _, tool := range []string{"estimate_fare", "start_booking", "get_service_info"} {
 			body := `{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + args + `}}`
 			req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
-			req.Header = mcpHeaders()
+			req.Header = kit.Headers()
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, req)
 			if rec.Code != 200 {
@@ -74,7 +75,7 @@ func FuzzToolCallArguments(f *testing.F) {
 func BenchmarkEstimateFare(b *testing.B) {
 	h := newServer(b, nil).Handler()
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"estimate_fare","arguments":{"pickup":"Helensburgh Central Station","dropoff":"Glasgow Airport","vehicleType":"executive","meetAndGreet":false}}}`
-	headers := mcpHeaders()
+	headers := kit.Headers()
 	b.ReportAllocs()
 	b.ResetTimer()
 	call := benchCall(h, body, headers)

@@ -9,9 +9,10 @@ import (
 	"time"
 
 	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
-	"github.com/tridenttaxis/trident-mcp/server/trident/geo"
 	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
+	kit "github.com/tridenttaxis/trident-mcp/server/mcphttp/mcphttptest"
 	"github.com/tridenttaxis/trident-mcp/server/trident"
+	"github.com/tridenttaxis/trident-mcp/server/trident/geo"
 )
 
 // pairGeo answers a lookup only once both lookups of a call have begun,
@@ -54,11 +55,11 @@ func TestPickupAndDropoffGeocodeTogether(t *testing.T) {
 	ts := start(t, &opts{ep: trident.Options{Geocoder: g, Router: g}})
 	call := func(pickup, dropoff string) string {
 		t.Helper()
-		r := post(t, ts.URL+"/mcp", mcpHeaders(), `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"estimate_fare","arguments":{"pickup":"`+pickup+`","dropoff":"`+dropoff+`"}}}`)
-		if r.status != 200 {
-			t.Fatalf("HTTP %d %s", r.status, r.body)
+		r := kit.Post(t, ts.URL+"/mcp", kit.Headers(), `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"estimate_fare","arguments":{"pickup":"`+pickup+`","dropoff":"`+dropoff+`"}}}`)
+		if r.Status != 200 {
+			t.Fatalf("HTTP %d %s", r.Status, r.Body)
 		}
-		return string(r.body)
+		return string(r.Body)
 	}
 	if body := call("Helensburgh Central Station", "Glasgow Airport"); !strings.Contains(body, `"fareGBP"`) {
 		t.Errorf("both lookups waiting on each other: %s, want a fare", body)

@@ -1,12 +1,9 @@
 package trident_test
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"io"
 	"log/slog"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -15,9 +12,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tridenttaxis/trident-mcp/contracts"
-	"github.com/tridenttaxis/trident-mcp/server"
-	"github.com/tridenttaxis/trident-mcp/server/trident"
 	tridentcontracts "github.com/tridenttaxis/trident-mcp/contracts/trident"
+	"github.com/tridenttaxis/trident-mcp/server"
+	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
+	kit "github.com/tridenttaxis/trident-mcp/server/mcphttp/mcphttptest"
+	"github.com/tridenttaxis/trident-mcp/server/servertest"
+	"github.com/tridenttaxis/trident-mcp/server/trident"
 )
 
 // daytime pins the tariff clock: the seed's samples were priced in the day
@@ -34,91 +34,52 @@ type opts struct {
 	ep   trident.Options
 }
 
-// newServer builds the host with the Trident endpoint, as the binary does,
-// with the tariff clock (and the limiter's) pinned to daytime unless the
-// test sets its own.
-func newServer(t testing.TB, o *opts) *server.Server {
+// endpoint builds the Trident endpoint, with the tariff clock pinned to
+// daytime unless o sets its own.
+func endpoint(t testing.TB, o *trident.Options) *mcphttp.Endpoint {
+	t.Helper()
+	if o == nil {
+		o = &trident.Options{}
+	}
+	if o.Now == nil {
+		o.Now = fixedClock
+	}
+	if o.Logger == nil {
+		o.Logger = quietLogger()
+	}
+	ep, err := trident.New(o)
+	if err != nil {
+		t.Fatalf("trident.New: %v", err)
+	}
+	return ep
+}
+
+// resolve pins the endpoint's clock, and the host's limiter clock with it.
+func (o *opts) resolve(t testing.TB) (*server.Options, *mcphttp.Endpoint) {
 	t.Helper()
 	if o == nil {
 		o = &opts{}
 	}
-	if o.ep.Now == nil {
-		o.ep.Now = fixedClock
-	}
+	ep := endpoint(t, &o.ep)
 	if o.host.Now == nil {
 		o.host.Now = o.ep.Now
 	}
-	if o.host.Logger == nil {
-		o.host.Logger = quietLogger()
-	}
-	o.ep.Logger = o.host.Logger
-	ep, err := trident.New(&o.ep)
-	if err != nil {
-		t.Fatalf("trident.New: %v", err)
-	}
-	srv, err := server.New(&o.host, ep)
-	if err != nil {
-		t.Fatalf("server.New: %v", err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	return srv
+	return &o.host, ep
 }
 
-// start runs a server on a loopback listener, as a user would reach it.
+// newServer builds the host with the Trident endpoint, as the binary does.
+func newServer(t testing.TB, o *opts) *server.Server {
+	t.Helper()
+	host, ep := o.resolve(t)
+	return servertest.New(t, host, ep)
+}
+
+// start serves the host with the Trident endpoint on a loopback listener,
+// as a user would reach it.
 func start(t testing.TB, o *opts) *httptest.Server {
 	t.Helper()
-	ts := httptest.NewServer(newServer(t, o).Handler())
-	t.Cleanup(ts.Close)
-	return ts
-}
-
-// mcpHeaders are the headers of the seed's curl examples.
-func mcpHeaders() http.Header {
-	return http.Header{
-		"Content-Type":         {"application/json"},
-		"Accept":               {"application/json, text/event-stream"},
-		"Mcp-Protocol-Version": {"2025-06-18"},
-	}
-}
-
-type reply struct {
-	status int
-	header http.Header
-	body   []byte
-}
-
-func post(t testing.TB, url string, h http.Header, body string) reply {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header = h
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return reply{resp.StatusCode, resp.Header, b}
-}
-
-func decode(t testing.TB, b []byte) any {
-	t.Helper()
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		t.Fatalf("not JSON: %v\n%s", err, b)
-	}
-	return v
-}
-
-// jsonDiff compares two JSON documents value for value.
-func jsonDiff(t testing.TB, want, got []byte) string {
-	t.Helper()
-	return cmp.Diff(decode(t, want), decode(t, got))
+	host, ep := o.resolve(t)
+	return servertest.Start(t, host, ep)
 }
 
 // TestSampleReplay replays every request/response pair of contracts/trident/samples
@@ -138,27 +99,27 @@ func TestSampleReplay(t *testing.T) {
 			continue // TestOAuthUnauthorizedSample
 		}
 		t.Run(s.Name, func(t *testing.T) {
-			h := mcpHeaders()
+			h := kit.Headers()
 			for k, v := range s.HTTP.RequestHeaders {
 				h.Set(k, v)
 			}
-			r := post(t, ts.URL+"/mcp", h, string(s.Request))
-			if r.status != s.HTTP.Status {
-				t.Errorf("status = %d, want %d; body %s", r.status, s.HTTP.Status, r.body)
+			r := kit.Post(t, ts.URL+"/mcp", h, string(s.Request))
+			if r.Status != s.HTTP.Status {
+				t.Errorf("status = %d, want %d; body %s", r.Status, s.HTTP.Status, r.Body)
 			}
-			if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+			if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 				t.Errorf("Content-Type = %q, want application/json", ct)
 			}
-			if d := jsonDiff(t, s.Response, r.body); d != "" {
+			if d := kit.JSONDiff(t, s.Response, r.Body); d != "" {
 				t.Errorf("response differs from the sample (-want +got):\n%s", d)
 			}
 			// Same value is not enough for people comparing curl output
 			// with the docs: links must read "&dropoff=", not "\u0026dropoff=".
-			if bytes.Contains(r.body, []byte(`\u0026`)) || bytes.Contains(r.body, []byte(`\u003c`)) {
-				t.Errorf("reply is HTML-escaped: %s", r.body)
+			if bytes.Contains(r.Body, []byte(`\u0026`)) || bytes.Contains(r.Body, []byte(`\u003c`)) {
+				t.Errorf("reply is HTML-escaped: %s", r.Body)
 			}
 			for k, v := range s.HTTP.Headers {
-				if got := r.header.Get(k); got != v {
+				if got := r.Header.Get(k); got != v {
 					t.Errorf("header %s = %q, want %q", k, got, v)
 				}
 			}
@@ -166,36 +127,9 @@ func TestSampleReplay(t *testing.T) {
 	}
 }
 
-// sseFrames reads an event stream into the JSON of its data fields.
-func sseFrames(t testing.TB, body []byte) []map[string]any {
-	t.Helper()
-	var frames []map[string]any
-	var data []string
-	flush := func() {
-		if len(data) == 0 {
-			return
-		}
-		var m map[string]any
-		if err := json.Unmarshal([]byte(strings.Join(data, "\n")), &m); err != nil {
-			t.Fatalf("SSE data is not JSON: %v", err)
-		}
-		frames = append(frames, m)
-		data = nil
-	}
-	sc := bufio.NewScanner(bytes.NewReader(body))
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case line == "":
-			flush()
-		case strings.HasPrefix(line, "data:"):
-			data = append(data, strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " "))
-		}
-	}
-	flush()
-	return frames
-}
-
+// TestProgressStreamsOverSSE: with a progress token, estimate_fare and
+// start_booking report their four steps (geocoding each end, routing,
+// pricing) before the result, which is the JSON reply's.
 func TestProgressStreamsOverSSE(t *testing.T) {
 	ts := start(t, nil)
 	for _, tool := range []string{"estimate_fare", "start_booking"} {
@@ -205,13 +139,13 @@ func TestProgressStreamsOverSSE(t *testing.T) {
 			json.Unmarshal(sample.Request, &req)
 			req["params"].(map[string]any)["_meta"] = map[string]any{"progressToken": "tok-1"}
 			body, _ := json.Marshal(req)
-			r := post(t, ts.URL+"/mcp", mcpHeaders(), string(body))
-			if r.status != 200 || !strings.HasPrefix(r.header.Get("Content-Type"), "text/event-stream") {
-				t.Fatalf("status %d, Content-Type %q; want 200 text/event-stream", r.status, r.header.Get("Content-Type"))
+			r := kit.Post(t, ts.URL+"/mcp", kit.Headers(), string(body))
+			if r.Status != 200 || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/event-stream") {
+				t.Fatalf("status %d, Content-Type %q; want 200 text/event-stream", r.Status, r.Header.Get("Content-Type"))
 			}
-			frames := sseFrames(t, r.body)
+			frames := kit.Frames(t, r.Body)
 			if len(frames) != 5 {
-				t.Fatalf("got %d frames, want 4 progress + 1 response:\n%s", len(frames), r.body)
+				t.Fatalf("got %d frames, want 4 progress + 1 response:\n%s", len(frames), r.Body)
 			}
 			wantMsgs := []string{"Geocoding pickup", "Geocoding dropoff", "Routing", "Pricing"}
 			for i, f := range frames[:4] {
@@ -226,7 +160,7 @@ func TestProgressStreamsOverSSE(t *testing.T) {
 				}
 			}
 			final, _ := json.Marshal(frames[4])
-			if d := jsonDiff(t, sample.Response, final); d != "" {
+			if d := kit.JSONDiff(t, sample.Response, final); d != "" {
 				t.Errorf("final frame differs from the JSON reply (-want +got):\n%s", d)
 			}
 		})
@@ -251,9 +185,9 @@ func loadSample(t testing.TB, name string) contracts.Sample {
 // call sends one tools/call and returns the decoded JSON-RPC response.
 func call(t testing.TB, url, tool, args string) map[string]any {
 	t.Helper()
-	r := post(t, url+"/mcp", mcpHeaders(), `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"`+tool+`","arguments":`+args+`}}`)
-	if r.status != 200 {
-		t.Fatalf("status %d: %s", r.status, r.body)
+	r := kit.Post(t, url+"/mcp", kit.Headers(), kit.CallBody("7", tool, args))
+	if r.Status != 200 {
+		t.Fatalf("status %d: %s", r.Status, r.Body)
 	}
-	return decode(t, r.body).(map[string]any)
+	return kit.Decode(t, r.Body).(map[string]any)
 }

@@ -1,7 +1,9 @@
 // Package geometrics reports the Trident endpoint's HTTP geo back ends
 // (Nominatim, OSRM) on /metrics: their own counters, read at scrape time.
 // The endpoint hands the collector to the host through
-// mcphttp.Endpoint.Collectors.
+// mcphttp.Endpoint.Collectors, which adds the endpoint label. The series
+// are Trident's own, so they carry Trident's prefix (trident_geo_…), not
+// the shared layer's mcp_….
 package geometrics
 
 import (
@@ -24,13 +26,13 @@ type Backend struct {
 var breakerStates = []string{"closed", "half-open", "open"}
 
 var (
-	geoLookups    = prometheus.NewDesc("trident_mcp_geo_lookups_total", "Lookups that reached an HTTP geo back end's guard, by back end.", []string{"backend"}, nil)
-	geoCacheHits  = prometheus.NewDesc("trident_mcp_geo_cache_hits_total", "Lookups answered from the back end's answer cache.", []string{"backend"}, nil)
-	geoRequests   = prometheus.NewDesc("trident_mcp_geo_upstream_requests_total", "HTTP requests sent to the back end.", []string{"backend"}, nil)
-	geoRefused    = prometheus.NewDesc("trident_mcp_geo_refused_total", "Lookups failed without a request: breaker open, cool-down after a 429, client-side rate limit.", []string{"backend"}, nil)
-	geoTrips      = prometheus.NewDesc("trident_mcp_geo_breaker_trips_total", "Times the back end's circuit breaker opened.", []string{"backend"}, nil)
-	geoRecoveries = prometheus.NewDesc("trident_mcp_geo_breaker_recoveries_total", "Times the breaker closed again after a good probe.", []string{"backend"}, nil)
-	geoBreaker    = prometheus.NewDesc("trident_mcp_geo_breaker_state", "1 for the breaker's current state (closed, half-open, open), 0 for the others; absent when the breaker is off.", []string{"backend", "state"}, nil)
+	geoLookups    = prometheus.NewDesc("trident_geo_lookups_total", "Lookups that reached an HTTP geo back end's guard, by back end.", []string{"backend"}, nil)
+	geoCacheHits  = prometheus.NewDesc("trident_geo_cache_hits_total", "Lookups answered from the back end's answer cache.", []string{"backend"}, nil)
+	geoRequests   = prometheus.NewDesc("trident_geo_upstream_requests_total", "HTTP requests sent to the back end.", []string{"backend"}, nil)
+	geoRefused    = prometheus.NewDesc("trident_geo_refused_total", "Lookups failed without a request: breaker open, cool-down after a 429, client-side rate limit.", []string{"backend"}, nil)
+	geoTrips      = prometheus.NewDesc("trident_geo_breaker_trips_total", "Times the back end's circuit breaker opened.", []string{"backend"}, nil)
+	geoRecoveries = prometheus.NewDesc("trident_geo_breaker_recoveries_total", "Times the breaker closed again after a good probe.", []string{"backend"}, nil)
+	geoBreaker    = prometheus.NewDesc("trident_geo_breaker_state", "1 for the breaker's current state (closed, half-open, open), 0 for the others; absent when the breaker is off.", []string{"backend", "state"}, nil)
 )
 
 // Collector is a prometheus.Collector reporting the HTTP geo back ends'

@@ -51,6 +51,7 @@ import (
 
 	tridentcontracts "github.com/tridenttaxis/trident-mcp/contracts/trident"
 	"github.com/tridenttaxis/trident-mcp/internal/devissuer"
+	"github.com/tridenttaxis/trident-mcp/server/metrics"
 )
 
 // requestBody is the specification's estimate_fare sample request
@@ -213,14 +214,14 @@ func verdictLookups(addr string) (string, error) {
 	var out []string
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
-		if line := sc.Text(); strings.HasPrefix(line, "trident_mcp_auth_verdict_cache_lookups_total{") && strings.Contains(line, `endpoint="/mcp"`) {
+		if line := sc.Text(); strings.HasPrefix(line, metrics.VerdictCacheLookups+"{") && strings.Contains(line, `endpoint="/mcp"`) {
 			_, result, _ := strings.Cut(line, `result="`)
 			result, n, _ := strings.Cut(result, `"} `)
 			out = append(out, n+" "+result)
 		}
 	}
 	if len(out) == 0 {
-		return "", errors.New("/metrics has no trident_mcp_auth_verdict_cache_lookups_total for /mcp")
+		return "", errors.New("/metrics has no " + metrics.VerdictCacheLookups + " for /mcp")
 	}
 	slices.Sort(out)
 	return strings.Join(out, ", "), sc.Err()

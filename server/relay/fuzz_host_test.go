@@ -1,22 +1,20 @@
-package server_test
+package relay_test
 
 import (
-	"bufio"
 	"bytes"
-	"io"
 	"log/slog"
-	"mime"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"golang.org/x/net/http/httpguts"
 
 	"github.com/tridenttaxis/trident-mcp/server"
+	kit "github.com/tridenttaxis/trident-mcp/server/mcphttp/mcphttptest"
 	"github.com/tridenttaxis/trident-mcp/server/relay"
 	"github.com/tridenttaxis/trident-mcp/server/relay/signing"
+	"github.com/tridenttaxis/trident-mcp/server/servertest"
 )
 
 // FuzzRidesHandler sends arbitrary bodies and headers as POST /mcp/rides
@@ -45,8 +43,8 @@ func FuzzRidesHandler(f *testing.F) {
 	} {
 		f.Add(s.headers, []byte(s.body))
 	}
-	var panics atomic.Int64
-	logger := slog.New(panicLog{panics: &panics})
+	panics := &kit.PanicLog{}
+	logger := slog.New(panics)
 	keys, err := signing.ParseKeys("k1:" + strings.Repeat("A", 43))
 	if err != nil {
 		f.Fatal(err)
@@ -55,12 +53,7 @@ func FuzzRidesHandler(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	srv, err := server.New(&server.Options{Logger: logger}, rides)
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { srv.Close() })
-	h := srv.Handler()
+	h := servertest.New(f, &server.Options{Logger: logger}, rides).Handler()
 	serve := func(headers string, body []byte) *httptest.ResponseRecorder {
 		req := httptest.NewRequest(http.MethodPost, relay.Path, bytes.NewReader(body))
 		req.Host, req.RemoteAddr = "localhost:8080", "127.0.0.1:40000"
@@ -84,27 +77,14 @@ func FuzzRidesHandler(f *testing.F) {
 		}
 	})
 	f.Fuzz(func(t *testing.T, headers string, body []byte) {
-		before := panics.Load()
+		before := panics.Panics()
 		rec := serve(headers, body)
-		if panics.Load() != before {
+		if panics.Panics() != before {
 			t.Fatalf("the host recovered a panic (HTTP %d) for %q", rec.Code, body)
 		}
 		if rec.Code < 100 || rec.Code > 599 || rec.Code == http.StatusInternalServerError {
 			t.Fatalf("HTTP %d %s", rec.Code, rec.Body)
 		}
-		ct, _, _ := mime.ParseMediaType(rec.Header().Get("Content-Type"))
-		switch {
-		case rec.Body.Len() == 0:
-		case ct == "application/json":
-			checkRPC(t, rec.Body.Bytes())
-		case ct == "text/event-stream":
-			sc := bufio.NewScanner(io.Reader(rec.Body))
-			sc.Buffer(nil, 1<<20)
-			for sc.Scan() {
-				if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
-					checkRPC(t, []byte(data))
-				}
-			}
-		}
+		kit.CheckReplies(t, rec.Header().Get("Content-Type"), rec.Body.Bytes())
 	})
 }
