@@ -37,7 +37,7 @@ import (
 
 const (
 	chartDir  = "trident-mcp"
-	release   = "trident"
+	release   = "trident-mcp"
 	namespace = "taxis"
 )
 
@@ -100,7 +100,7 @@ func loadChart(t *testing.T) *chart.Chart {
 	return c
 }
 
-// render is `helm template trident deploy/helm/trident-mcp -n taxis` with
+// render is `helm template trident-mcp deploy/helm/trident-mcp -n taxis` with
 // vals over the chart's defaults.
 func render(t *testing.T, vals map[string]any) (*rendered, error) {
 	t.Helper()
@@ -243,6 +243,11 @@ func checkPod(t *testing.T, r *rendered) *appsv1.Deployment {
 	}
 	if sc == nil || sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem || sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation {
 		t.Errorf("container securityContext %+v: want a read-only root and no privilege escalation", sc)
+	}
+	for _, tsc := range pod.Spec.TopologySpreadConstraints {
+		if tsc.LabelSelector == nil || !labels.SelectorFromSet(tsc.LabelSelector.MatchLabels).Matches(labels.Set(pod.Labels)) {
+			t.Errorf("topologySpreadConstraint on %s selects %v, not these pods %v", tsc.TopologyKey, tsc.LabelSelector, pod.Labels)
+		}
 	}
 	mounted := map[string]bool{}
 	for _, m := range c.VolumeMounts {
