@@ -13,9 +13,10 @@ import (
 )
 
 // postgresDB creates a database of the test's own on the machine's local
-// PostgreSQL (RELAY_TEST_POSTGRES_URL elsewhere, as for the server's tests)
-// and drops it when the test ends. Without a server the test is skipped,
-// except under CI, where it fails.
+// PostgreSQL (RELAY_TEST_POSTGRES_URL elsewhere) and drops it when the test
+// ends. Without a server the test is skipped, except under CI, where it
+// fails. It is server/relay's test helper of the same name again: this
+// module does not import the server's.
 func postgresDB(t *testing.T) string {
 	t.Helper()
 	admin := os.Getenv("RELAY_TEST_POSTGRES_URL")

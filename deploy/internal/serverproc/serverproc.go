@@ -7,7 +7,6 @@
 package serverproc
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -66,7 +65,7 @@ type Process struct {
 	Base string
 
 	cmd    *exec.Cmd
-	logs   lockedBuffer
+	logs   string // the file the server's stdout and stderr go to
 	exited chan struct{}
 	err    error
 }
@@ -77,11 +76,16 @@ type Process struct {
 // killed when the test ends.
 func Start(t testing.TB, bin, dir string, env []string) *Process {
 	t.Helper()
-	p := &Process{exited: make(chan struct{})}
+	p := &Process{exited: make(chan struct{}), logs: filepath.Join(t.TempDir(), "server.log")}
+	logs, err := os.Create(p.logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logs.Close() // the child has its own descriptor
 	p.cmd = exec.Command(bin)
 	p.cmd.Dir = dir
 	p.cmd.Env = append(append([]string(nil), env...), "ADDR=127.0.0.1:0")
-	p.cmd.Stdout, p.cmd.Stderr = &p.logs, &p.logs
+	p.cmd.Stdout, p.cmd.Stderr = logs, logs
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -125,8 +129,14 @@ func (p *Process) Wait(limit time.Duration) error {
 	}
 }
 
-// Logs is what the server wrote to stdout and stderr.
-func (p *Process) Logs() string { return p.logs.String() }
+// Logs is what the server wrote to stdout and stderr so far.
+func (p *Process) Logs() string {
+	b, err := os.ReadFile(p.logs)
+	if err != nil {
+		return "(server log: " + err.Error() + ")"
+	}
+	return string(b)
+}
 
 func ready(base string) bool {
 	resp, err := http.Get(base + "/readyz")
@@ -147,21 +157,4 @@ func listening(logs string) string {
 		}
 	}
 	return ""
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(b []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(b)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
