@@ -249,9 +249,16 @@ func checkPod(t *testing.T, r *rendered) *appsv1.Deployment {
 			t.Errorf("topologySpreadConstraint on %s selects %v, not these pods %v", tsc.TopologyKey, tsc.LabelSelector, pod.Labels)
 		}
 	}
+	volumes := map[string]bool{}
+	for _, v := range pod.Spec.Volumes {
+		volumes[v.Name] = true
+	}
 	mounted := map[string]bool{}
 	for _, m := range c.VolumeMounts {
 		mounted[m.MountPath] = !m.ReadOnly
+		if !volumes[m.Name] {
+			t.Errorf("mount %s names volume %q, which the pod does not have", m.MountPath, m.Name)
+		}
 	}
 	if !mounted["/tmp"] || (c.WorkingDir != "" && !mounted[c.WorkingDir]) {
 		t.Errorf("writable mounts %v: want /tmp and the working directory %q (the root file system is read-only)", mounted, c.WorkingDir)
@@ -340,6 +347,25 @@ func TestReplicatedExample(t *testing.T) {
 	}
 	if pdb.Spec.MaxUnavailable == nil || pdb.Spec.MaxUnavailable.IntValue() != 1 {
 		t.Errorf("PodDisruptionBudget maxUnavailable %v, want 1", pdb.Spec.MaxUnavailable)
+	}
+}
+
+// TestSQLiteOnAClaim: a claim of the operator's keeps relay.db across pods,
+// and the Deployment replaces its pod rather than start a second beside it
+// on a ReadWriteOnce volume.
+func TestSQLiteOnAClaim(t *testing.T) {
+	d := checkPod(t, mustRender(t, values(t, "sqlite: {existingClaim: relay-db}")))
+	if d.Spec.Strategy.Type != appsv1.RecreateDeploymentStrategyType {
+		t.Errorf("strategy %q, want Recreate", d.Spec.Strategy.Type)
+	}
+	var claim string
+	for _, v := range d.Spec.Template.Spec.Volumes {
+		if v.PersistentVolumeClaim != nil {
+			claim = v.PersistentVolumeClaim.ClaimName
+		}
+	}
+	if claim != "relay-db" {
+		t.Errorf("no volume from claim relay-db: %+v", d.Spec.Template.Spec.Volumes)
 	}
 }
 

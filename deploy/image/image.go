@@ -143,8 +143,8 @@ func Build(o Options) (v1.Image, error) {
 	if img, err = mutate.ConfigFile(img, cf); err != nil {
 		return nil, err
 	}
-	// The registry reads the name from the manifest's annotations as well
-	// as from the config's labels: carry it in both.
+	// The registry's docs name a LABEL (the config's labels); versions of
+	// its check have read the manifest's annotations: carry it in both.
 	return mutate.Annotations(img, map[string]string{mcpregistry.ImageLabel: o.Name}).(v1.Image), nil
 }
 
