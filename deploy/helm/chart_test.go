@@ -310,6 +310,11 @@ func TestDefaults(t *testing.T) {
 	if v := loadChart(t).Metadata.AppVersion; v != entry.Version {
 		t.Errorf("Chart.yaml appVersion %q, server.json version %q", v, entry.Version)
 	}
+	for _, warn := range []string{"publicBaseURL is not set", "an emptyDir: lost with the pod", "made by this chart"} {
+		if !strings.Contains(r.notes, warn) {
+			t.Errorf("NOTES.txt does not warn %q:\n%s", warn, r.notes)
+		}
+	}
 }
 
 func TestReplicatedExample(t *testing.T) {
@@ -317,6 +322,9 @@ func TestReplicatedExample(t *testing.T) {
 	t.Logf("rendered: %v", r.kinds())
 	if want := []string{"Deployment", "HorizontalPodAutoscaler", "PodDisruptionBudget", "Service", "ServiceAccount"}; !slices.Equal(r.kinds(), want) {
 		t.Errorf("rendered %v, want %v (the signing keys are the operator's Secret)", r.kinds(), want)
+	}
+	if strings.Contains(r.notes, "not set") || strings.Contains(r.notes, "SQLite") || strings.Contains(r.notes, "own rate") {
+		t.Errorf("NOTES.txt warns of what the example sets:\n%s", r.notes)
 	}
 	d := checkPod(t, r)
 	if d.Spec.Replicas != nil {
