@@ -109,6 +109,7 @@ var (
 	// A version range (^1, ~1, >=1, 1.x, 1.*, 1 - 2, 1 || 2) is refused:
 	// an entry names one version.
 	versionRange = regexp.MustCompile(`^\s*(\^|~|>=|<=|>|<|=)|\|\||\s-\s|(^|\.)[xX*](\.|$|-)`)
+	sha256Digest = regexp.MustCompile(`^sha256:[a-f0-9]{64}$`)
 	// OCI images are accepted from these registries only.
 	ociRegistries = []string{"docker.io", "ghcr.io", "quay.io", "mcr.microsoft.com"}
 	ociSuffixes   = []string{".pkg.dev", ".azurecr.io"}
@@ -191,7 +192,7 @@ func checkOCIReference(ref string) error {
 			strings.Join(ociRegistries, ", "), strings.Join(ociSuffixes, ", *"))
 	}
 	if _, digest, ok := strings.Cut(rest, "@"); ok {
-		if !regexp.MustCompile(`^sha256:[a-f0-9]{64}$`).MatchString(digest) {
+		if !sha256Digest.MatchString(digest) {
 			return fmt.Errorf("%q: digest %q is not sha256:<64 hex digits>", ref, digest)
 		}
 		return nil
