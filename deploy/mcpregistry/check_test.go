@@ -96,6 +96,7 @@ func TestCheckRefuses(t *testing.T) {
 		{"image from another registry", "packages.0.identifier", "registry.example.com/tridenttaxis/trident-mcp:0.1.0", "not one the MCP Registry accepts"},
 		{"image without registry", "packages.0.identifier", "tridenttaxis/trident-mcp:0.1.0", "registry named"},
 		{"image without tag", "packages.0.identifier", "ghcr.io/tridenttaxis/trident-mcp", "tag"},
+		{"image digest malformed", "packages.0.identifier", "ghcr.io/tridenttaxis/trident-mcp@sha256:abc", "digest"},
 		{"image tagged latest", "packages.0.identifier", "ghcr.io/tridenttaxis/trident-mcp:latest", "tag"},
 		{"named argument without name", "packages.0.runtimeArguments.0.name", nil, "name"},
 	}
