@@ -69,7 +69,7 @@ vet: ## go vet every package
 .PHONY: test
 test: npm check-generated vet ## Everything CI runs: generated-file check, vet, unit and integration tests, conformance, tool checks
 	$(GO) test -count=1 ./...
-	$(MAKE) check-ts check-schemas-ajv lint-openapi test-collections test-conformance test-conformance-ts test-mcp-conformance test-inspector test-client-conformance test-authorization-conformance test-run-oauth test-browser
+	$(MAKE) check-ts check-schemas-ajv lint-openapi test-collections test-conformance test-conformance-ts test-mcp-conformance test-inspector test-client-conformance test-authorization-conformance test-run-oauth test-browser test-deploy
 
 .PHONY: test-conformance
 test-conformance: ## Run the ginkgo conformance suite against a freshly started local server
@@ -102,6 +102,26 @@ test-run-oauth: ## Start the server in OAuth mode beside the dev issuer and walk
 .PHONY: test-browser
 test-browser: npm ## Drive /mcp-docs in headless Chromium (Debian's chromium, playwright-core) against public and OAuth-mode servers
 	TRIDENT_BROWSER_TEST=1 $(GO) test -count=1 -run TestDocsPageInBrowser ./e2e/browser/
+
+KUBE_VERSION ?= 1.30.0
+HELM_VALUES  ?=
+.PHONY: test-deploy
+test-deploy: ## The deploy/ module: Helm chart linted and rendered (strict Kubernetes decoding, pods run), server.json against the MCP Registry's rules, the OCI image built and run
+	cd deploy && $(GO) vet ./...
+	@# build-image compiles the static server as the tests do, once: their two
+	@# packages then find it in the build cache instead of compiling it side by side.
+	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; cd deploy && $(GO) run ./cmd/build-image -out "$$tmp/oci"
+	cd deploy && $(GO) test -count=1 -timeout 20m ./...
+	cd deploy && $(GO) tool helm lint --strict --kube-version $(KUBE_VERSION) helm/trident-mcp
+	cd deploy && $(GO) tool helm lint --strict --kube-version $(KUBE_VERSION) -f helm/trident-mcp/examples/replicated.yaml helm/trident-mcp
+
+.PHONY: image
+image: ## Build the server's OCI image into bin/oci without a Docker daemon (then: cd deploy && go tool crane push ../bin/oci IMAGE)
+	cd deploy && $(GO) run ./cmd/build-image -out ../bin/oci
+
+.PHONY: helm-template
+helm-template: ## Print the Helm chart's manifests, with HELM_VALUES=file.yaml over its defaults
+	cd deploy && $(GO) tool helm template trident-mcp helm/trident-mcp --kube-version $(KUBE_VERSION) $(if $(HELM_VALUES),-f $(abspath $(HELM_VALUES)))
 
 .PHONY: conformance
 conformance: ## Run the conformance suite against ENDPOINT (default http://localhost:8080/mcp)
