@@ -114,24 +114,7 @@ func TestStdioWithTypeScriptSDK(t *testing.T) {
 // with the answers it documents: the handshake, the tools, a call with its
 // progress notifications, and the 2025-06-18 answer to invalid arguments.
 func TestStdioStdoutIsOnlyJSONRPC(t *testing.T) {
-	bin := testserver.Build(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-stdio")
-	cmd.Env = append(os.Environ(), "FARE_CLOCK="+fareTime.Format(time.RFC3339))
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stdin, stdout, stderr := startStdio(t, "-stdio")
 	for _, m := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"e2e","version":"1"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
@@ -195,25 +178,7 @@ func TestStdioStdoutIsOnlyJSONRPC(t *testing.T) {
 // Relay alone on a loopback port), so a local client gets signed Trident
 // options without any HTTP server of its own.
 func TestStdioServesRelay(t *testing.T) {
-	bin := testserver.Build(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-stdio=/mcp/rides")
-	cmd.Dir = t.TempDir() // Relay's default store, relay.db, goes there
-	cmd.Env = append(os.Environ(), "FARE_CLOCK="+fareTime.Format(time.RFC3339))
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stdin, stdout, stderr := startStdio(t, "-stdio=/mcp/rides")
 	for _, m := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"e2e","version":"1"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
@@ -268,4 +233,31 @@ func TestStdioServesRelay(t *testing.T) {
 	if !strings.Contains(stderr.String(), `"endpoint":"/mcp/rides"`) {
 		t.Errorf("the server did not log serving /mcp/rides:\n%s", stderr.Bytes())
 	}
+}
+
+// startStdio starts the built trident-mcp with args, in a directory of the
+// test's own (Relay's default store, relay.db, goes there) and the
+// samples' fare clock, bounded by a minute: its stdin and stdout for the
+// client, and its stderr as it writes it.
+func startStdio(t *testing.T, args ...string) (*exec.Cmd, io.WriteCloser, io.Reader, *bytes.Buffer) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	cmd := exec.CommandContext(ctx, testserver.Build(t), args...)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "FARE_CLOCK="+fareTime.Format(time.RFC3339))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &bytes.Buffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, stdin, stdout, stderr
 }
