@@ -398,8 +398,8 @@ var _ = Describe("Relay rides (/mcp/rides)", Label("rides"), func() {
 				"alg changed":           {tampered(func(o map[string]any) { o["verification"].(map[string]any)["alg"] = "none" }), ctx},
 				"a field added":         {tampered(func(o map[string]any) { o["discount_minor"] = json.Number("100") }), ctx},
 				"a field dropped":       {tampered(func(o map[string]any) { delete(o, "expires_at") }), ctx},
-				"another journey":   {opt, other},
-				"no context":        {opt, nil},
+				"another journey":       {opt, other},
+				"no context":            {opt, nil},
 			}
 			for name, c := range cases {
 				for _, tool := range []string{"compare_rides", "resolve_ride", "get_ride_booking_handoff"} {
