@@ -112,9 +112,11 @@ server_defaults=(CONFORMANCE_FORBIDDEN_ORIGIN=https://attacker.example CONFORMAN
 
 # pass_public: the server as `make run` starts it.
 pass_public() {
-	local addr down uber fake_uber
+	local addr down uber fake_uber db
 	addr="127.0.0.1:$(free_port)"
-	start_server "$addr" || return
+	# Its store where the suite can read the retained signals.
+	db="sqlite:$launch_dir/relay-public.db"
+	start_server "$addr" RELAY_DATABASE_URL="$db" || return
 	# A second instance whose router is unreachable, for ROUTING_UNAVAILABLE.
 	down="127.0.0.1:$(free_port)"
 	start_server "$down" ROUTER=osrm OSRM_URL="http://127.0.0.1:$(free_port)" || return
@@ -126,7 +128,7 @@ pass_public() {
 	run_suite public "$(junit_for public)" "http://$addr/mcp" \
 		CONFORMANCE_MODE=public CONFORMANCE_ROUTING_DOWN_ENDPOINT="http://$down/mcp" \
 		CONFORMANCE_RIDES_UBER_ENDPOINT="http://$uber/mcp/rides" CONFORMANCE_FAKE_UBER_ADDR="$fake_uber" \
-		CONFORMANCE_FAKE_UBER_TOKEN=conformance-uber "${server_defaults[@]}"
+		CONFORMANCE_FAKE_UBER_TOKEN=conformance-uber CONFORMANCE_RIDES_DATABASE_URL="$db" "${server_defaults[@]}"
 }
 
 # pass_oauth: the dev issuer, and the server in OAuth mode against it.
