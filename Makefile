@@ -15,7 +15,7 @@ ENDPOINTS := trident relay
 comma := ,
 empty :=
 space := $(empty) $(empty)
-GENERATED := gen collections README.md $(foreach ep,$(ENDPOINTS),client/$(ep)/tools.gen.go)
+GENERATED := gen collections README.md contracts/relay/schemas $(foreach ep,$(ENDPOINTS),client/$(ep)/tools.gen.go)
 
 .PHONY: help
 help: ## List the targets
@@ -38,6 +38,7 @@ npm: node_modules/.installed ## Install the pinned Node tooling (newman, tsc, co
 
 .PHONY: generate
 generate: ## Regenerate every file derived from contracts/
+	$(GO) run ./tools/cmd/gen-registry-enums -dir contracts/relay
 	$(GO) run ./tools/cmd/gen-contracts -errcodes -endpoints $(subst $(space),$(comma),$(ENDPOINTS)) -out gen/errcodes
 	for ep in $(ENDPOINTS); do \
 	  $(GO) run ./tools/cmd/gen-contracts -endpoint $$ep -out gen/$$ep; \

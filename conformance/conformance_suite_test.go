@@ -34,7 +34,12 @@ var (
 	sampleBookBase = DefaultBookingBaseURL
 )
 
+// suiteT is TestConformance's *testing.T, for the fakes some specs serve
+// to the server under test (internal/fakeproviders takes a testing.TB).
+var suiteT *testing.T
+
 func TestConformance(t *testing.T) {
+	suiteT = t
 	if cfg.Endpoint == "" {
 		t.Skip("conformance: no server to test. Pass --endpoint=http://HOST:PORT/mcp " +
 			"(go test ./conformance -args --endpoint=...) or set CONFORMANCE_ENDPOINT; see conformance/README.md. " +

@@ -189,19 +189,32 @@ var _ = Describe("Relay journeys (continue_journey, POST /v1/session/connectors)
 		}
 	})
 
-	It("is installation_unknown before any report, and for a connector left out of the latest report", func() {
+	It("is installation_unknown before any report, and connection_required for a connector left out of the latest report", func() {
 		c, d := connectors[0], firstConnector(connectors, "second connector", func(x registryConnector) bool { return x.ID != connectors[0].ID })
-		Expect(cont(c.ID, journeyFields())["status"]).To(Equal("installation_unknown"))
+		sc := cont(c.ID, journeyFields())
+		Expect(sc["status"]).To(Equal("installation_unknown"), "no report for the session yet")
+		Expect(sc["reason"]).NotTo(BeEmpty(), "the result carries the reason")
+		Expect(sc["suggested_step"]).To(HaveKeyWithValue("action", "report_connectors"), "the host must report current capabilities")
 		report(ctx, reported(c.ID))
 		report(ctx, reported(d.ID))
-		Expect(cont(c.ID, journeyFields())["status"]).To(Equal("installation_unknown"), "a report replaces the previous one whole")
+		// The specification: "A missing connector returns connection_required".
+		sc = cont(c.ID, journeyFields())
+		Expect(sc["status"]).To(Equal("connection_required"), "a report replaces the previous one whole, and this one leaves the connector out")
+		Expect(sc["reason"]).NotTo(BeEmpty(), "the result carries the reason")
+		Expect(sc["suggested_step"]).To(And(HaveKeyWithValue("action", "connect"), HaveKeyWithValue("connector", c.ID)),
+			"a connection step, never an install")
 	})
 
 	DescribeTable("answers from the host's report",
 		func(status string, kv ...any) {
 			c := firstConnector(connectors, "enabled connector", func(x registryConnector) bool { return x.Enabled })
 			report(ctx, reported(c.ID, kv...))
-			Expect(cont(c.ID, journeyFields())["status"]).To(Equal(status))
+			sc := cont(c.ID, journeyFields())
+			Expect(sc["status"]).To(Equal(status))
+			Expect(sc["reason"]).NotTo(BeEmpty(), "the result carries the reason")
+			// A connection step or a permitted fallback, never an install.
+			steps := map[string][]any{"connection_required": {"connect"}, "disabled": {"enable"}, "unauthorized": {"authorize"}, "unavailable": {"use_fallback", "try_later"}}[status]
+			Expect(sc["suggested_step"]).To(HaveKeyWithValue("action", BeElementOf(steps...)), "suggested_step for %s", status)
 		},
 		Entry("not installed: connection_required", "connection_required", "installed", false),
 		Entry("installed, disabled: disabled", "disabled", "enabled", false),
@@ -213,7 +226,18 @@ var _ = Describe("Relay journeys (continue_journey, POST /v1/session/connectors)
 	It("is unavailable for a connector the registry switches off, however usable the host says it is", func() {
 		c := firstConnector(connectors, "connector with enabled: false", func(x registryConnector) bool { return !x.Enabled })
 		report(ctx, reported(c.ID, "available", true))
-		Expect(cont(c.ID, journeyFields())["status"]).To(Equal("unavailable"))
+		sc := cont(c.ID, journeyFields())
+		Expect(sc["status"]).To(Equal("unavailable"))
+		Expect(sc["suggested_step"]).To(HaveKeyWithValue("action", BeElementOf("use_fallback", "try_later")))
+	})
+
+	It("suggests a permitted fallback from the registry, one the host reports usable, for a connector it cannot reach", func() {
+		c := firstConnector(connectors, "switched-off connector with a fallback", func(x registryConnector) bool { return !x.Enabled && len(x.Fallbacks) > 0 })
+		fb := c.Fallbacks[0]
+		report(ctx, reported(c.ID), reported(fb))
+		sc := cont(c.ID, journeyFields())
+		Expect(sc["status"]).To(Equal("unavailable"))
+		Expect(sc["suggested_step"]).To(And(HaveKeyWithValue("action", "use_fallback"), HaveKeyWithValue("connector", fb)))
 	})
 
 	It("proposes, with missing_fields, when the journey lacks a required argument, and a proposal changes nothing", func() {
@@ -224,6 +248,7 @@ var _ = Describe("Relay journeys (continue_journey, POST /v1/session/connectors)
 		report(ctx, reported(c.ID))
 		sc := cont(c.ID, journeyFields(req...))
 		Expect(sc["status"]).To(Equal("proposal"))
+		Expect(sc["suggested_step"]).To(HaveKeyWithValue("action", "provide_fields"))
 		Expect(sc["missing_fields"]).To(ConsistOf(toAny(req)...))
 
 		// All but the last required field: still a proposal, for that one.
@@ -245,6 +270,7 @@ var _ = Describe("Relay journeys (continue_journey, POST /v1/session/connectors)
 			report(ctx, reported(c.ID))
 			sc := cont(c.ID, journeyFields())
 			Expect(sc["status"]).To(Equal("ready"))
+			Expect(sc).NotTo(HaveKey("suggested_step"), "ready needs no other step")
 			args := map[string]any{}
 			for _, a := range c.Arguments {
 				args[a.Name] = journeyValues[a.From]

@@ -78,6 +78,29 @@ func loadRides() (*ridesContracts, error) {
 	return r, nil
 }
 
+// registryIDs are the ids of contracts/relay's provider and connector
+// registries, in registry order.
+func registryIDs() (providers, connectors []string) {
+	GinkgoHelper()
+	var reg struct {
+		Providers []struct {
+			ID string `json:"id"`
+		} `json:"providers"`
+	}
+	raw, err := relaycontracts.FS.ReadFile("providers.json")
+	Expect(err).NotTo(HaveOccurred())
+	Expect(json.Unmarshal(raw, &reg)).To(Succeed())
+	for _, p := range reg.Providers {
+		providers = append(providers, p.ID)
+	}
+	cs, err := relaycontracts.DecodeConnectors(relaycontracts.Connectors)
+	Expect(err).NotTo(HaveOccurred())
+	for _, c := range cs {
+		connectors = append(connectors, c.ID)
+	}
+	return providers, connectors
+}
+
 func ridesURL() string {
 	switch {
 	case *ridesFlag == "off":
@@ -219,10 +242,89 @@ var _ = Describe("Relay rides (/mcp/rides)", Label("rides"), func() {
 		Entry("currency eur", "search_rides", map[string]any{"currency": "eur"}, "/currency"),
 		Entry("an unsupported field", "search_rides", map[string]any{"vehicle": "saloon"}, ""),
 		Entry("an invented provider", "search_rides", map[string]any{"providers": []any{"uber", "invented"}}, "/providers/1"),
+		Entry("an invented handoff provider", "get_ride_booking_handoff", map[string]any{"provider": "invented"}, "/provider"),
+		Entry("an invented connector", "continue_journey", map[string]any{"journey_id": "j", "to_connector": "invented",
+			"context": map[string]any{"session_id": "s", "journey_id": "j", "intent_id": "i", "request_id": "r", "verification": map[string]any{"kid": "k", "alg": "HS256", "signature": "AAAA"}}}, "/to_connector"),
 		Entry("no options", "compare_rides", map[string]any{"options": []any{}}, "/options"),
 		Entry("both option and provider", "get_ride_booking_handoff", map[string]any{"provider": "uber", "option": map[string]any{}}, ""),
 		Entry("neither option nor provider", "get_ride_booking_handoff", map[string]any{}, ""),
 	)
+
+	It("names every registry id in tools/list, and refuses an invented one naming the valid ids", func() {
+		ex, err := rides().Call(suiteCtx, 1, "tools/list", map[string]any{}, nil)
+		Expect(err).NotTo(HaveOccurred())
+		m := expectResponse(ex, 1)
+		var list struct {
+			Tools []struct {
+				Name        string `json:"name"`
+				InputSchema struct {
+					Properties struct {
+						Providers   struct{ Items struct{ Enum []string } }
+						Provider    struct{ Enum []string }
+						ToConnector struct{ Enum []string } `json:"to_connector"`
+					}
+				} `json:"inputSchema"`
+			} `json:"tools"`
+		}
+		Expect(json.Unmarshal(m.Result, &list)).To(Succeed())
+		providers, connectors := registryIDs()
+		got := map[string][]string{}
+		for _, t := range list.Tools {
+			p := t.InputSchema.Properties
+			got[t.Name] = map[string][]string{"search_rides": p.Providers.Items.Enum, "get_ride_booking_handoff": p.Provider.Enum, "continue_journey": p.ToConnector.Enum}[t.Name]
+		}
+		// The specification: "Optional provider IDs from tools/list".
+		Expect(got["search_rides"]).To(Equal(providers), "search_rides' providers[] enum is the provider registry's ids")
+		Expect(got["get_ride_booking_handoff"]).To(Equal(providers), "get_ride_booking_handoff's provider enum is the provider registry's ids")
+		Expect(got["continue_journey"]).To(Equal(connectors), "continue_journey's to_connector enum is the connector registry's ids")
+
+		sc := ridesRefusal("search_rides", map[string]any{"providers": []any{"invented"}}, "invalid_arguments")
+		raw, _ := json.Marshal(sc)
+		for _, id := range providers {
+			Expect(string(raw)).To(ContainSubstring(id), "the refusal names the valid id %s", id)
+		}
+	})
+
+	It("offers every Trident class whatever the party size, each with its seats and flagged when the party exceeds them", func() {
+		// The specification: party_size "does not select a vehicle".
+		two := ridesCall("search_rides", map[string]any{"pickup": helensburgh, "dropoff": glasgowAir, "party_size": 2, "limit": 12}, false)
+		if len(two["options"].([]any)) == 0 {
+			Skip(fmt.Sprintf("the server issued no option for Helensburgh → Glasgow Airport (status %v)", two["status"]))
+		}
+		eight := ridesCall("search_rides", map[string]any{"pickup": helensburgh, "dropoff": glasgowAir, "party_size": 8, "limit": 12}, false)
+		products := func(sc map[string]any) []string {
+			var out []string
+			for _, o := range sc["options"].([]any) {
+				o := o.(map[string]any)
+				out = append(out, o["provider"].(string)+"/"+o["product"].(map[string]any)["id"].(string))
+			}
+			return out
+		}
+		Expect(products(eight)).To(ConsistOf(products(two)), "a party of eight gets the same vehicle classes as a party of two")
+		for _, o := range eight["options"].([]any) {
+			o := o.(map[string]any)
+			p := o["product"].(map[string]any)
+			Expect(p).To(HaveKey("capacity"), "each option says its seats")
+			exceeds := p["capacity"] != nil && 8 > p["capacity"].(float64)
+			Expect(o["exceeds_capacity"]).To(Equal(exceeds), "%s: exceeds_capacity for a party of eight in %v seats", p["id"], p["capacity"])
+		}
+		for _, o := range two["options"].([]any) {
+			o := o.(map[string]any)
+			p := o["product"].(map[string]any)
+			Expect(o["exceeds_capacity"]).To(Equal(p["capacity"] != nil && 2 > p["capacity"].(float64)), "%s for a party of two", p["id"])
+		}
+		// No provider is failed that was not called.
+		called := map[string]bool{}
+		for _, c := range eight["provider_calls"].([]any) {
+			called[c.(map[string]any)["provider"].(string)] = true
+		}
+		for _, st := range eight["providers"].([]any) {
+			st := st.(map[string]any)
+			if st["status"] == "failed" {
+				Expect(called).To(HaveKey(st["provider"]), "%s is failed but was not called", st["provider"])
+			}
+		}
+	})
 
 	It("answers a New York search with coordinate links and entry pages", func() {
 		sc := ridesCall("search_rides", map[string]any{"pickup": jfk, "dropoff": timesSq, "destination_city": "New York", "party_size": 2}, false)
@@ -290,8 +392,14 @@ var _ = Describe("Relay rides (/mcp/rides)", Label("rides"), func() {
 				"expiry extended":   {tampered(func(o map[string]any) { o["expires_at"] = "2099-01-01T00:00:00Z" }), ctx},
 				"provider renamed":  {tampered(func(o map[string]any) { o["provider"] = "uber" }), ctx},
 				"signature removed": {tampered(func(o map[string]any) { o["verification"].(map[string]any)["signature"] = "AAAA" }), ctx},
-				"another journey":   {opt, other},
-				"no context":        {opt, nil},
+				// Not as issued, so not the tool's arguments: the
+				// specification's recovery for an invalid option applies.
+				"verification stripped": {tampered(func(o map[string]any) { delete(o, "verification") }), ctx},
+				"alg changed":           {tampered(func(o map[string]any) { o["verification"].(map[string]any)["alg"] = "none" }), ctx},
+				"a field added":         {tampered(func(o map[string]any) { o["discount_minor"] = json.Number("100") }), ctx},
+				"a field dropped":       {tampered(func(o map[string]any) { delete(o, "expires_at") }), ctx},
+				"another journey":       {opt, other},
+				"no context":            {opt, nil},
 			}
 			for name, c := range cases {
 				for _, tool := range []string{"compare_rides", "resolve_ride", "get_ride_booking_handoff"} {

@@ -6,7 +6,9 @@
 #                                                 stop everything:
 #                                                   public  the server in public mode (plus a
 #                                                           second instance whose router is
-#                                                           down, for ROUTING_UNAVAILABLE)
+#                                                           down, for ROUTING_UNAVAILABLE, and
+#                                                           a third whose Uber is a fake the
+#                                                           suite serves, for Relay's cool-down)
 #                                                   oauth   tools/dev-issuer on a free port and
 #                                                           the server with MCP_REQUIRE_OAUTH=true
 #                                                           against it (plus a router-down
@@ -110,14 +112,23 @@ server_defaults=(CONFORMANCE_FORBIDDEN_ORIGIN=https://attacker.example CONFORMAN
 
 # pass_public: the server as `make run` starts it.
 pass_public() {
-	local addr down
+	local addr down uber fake_uber db
 	addr="127.0.0.1:$(free_port)"
-	start_server "$addr" || return
+	# Its store where the suite can read the retained signals.
+	db="sqlite:$launch_dir/relay-public.db"
+	start_server "$addr" RELAY_DATABASE_URL="$db" || return
 	# A second instance whose router is unreachable, for ROUTING_UNAVAILABLE.
 	down="127.0.0.1:$(free_port)"
 	start_server "$down" ROUTER=osrm OSRM_URL="http://127.0.0.1:$(free_port)" || return
+	# A third whose Uber source calls a fake the suite serves at fake_uber
+	# (internal/fakeproviders), for the cool-down after a 429.
+	uber="127.0.0.1:$(free_port)"
+	fake_uber="127.0.0.1:$(free_port)"
+	start_server "$uber" UBER_API_URL="http://$fake_uber" UBER_ACCESS_TOKEN=conformance-uber || return
 	run_suite public "$(junit_for public)" "http://$addr/mcp" \
-		CONFORMANCE_MODE=public CONFORMANCE_ROUTING_DOWN_ENDPOINT="http://$down/mcp" "${server_defaults[@]}"
+		CONFORMANCE_MODE=public CONFORMANCE_ROUTING_DOWN_ENDPOINT="http://$down/mcp" \
+		CONFORMANCE_RIDES_UBER_ENDPOINT="http://$uber/mcp/rides" CONFORMANCE_FAKE_UBER_ADDR="$fake_uber" \
+		CONFORMANCE_FAKE_UBER_TOKEN=conformance-uber CONFORMANCE_RIDES_DATABASE_URL="$db" "${server_defaults[@]}"
 }
 
 # pass_oauth: the dev issuer, and the server in OAuth mode against it.

@@ -29,6 +29,9 @@ type Connector struct {
 	// unavailable whatever the host reports.
 	Enabled   bool                `json:"enabled"`
 	Arguments []ConnectorArgument `json:"arguments"`
+	// Fallbacks are the connectors the operator permits in its place, in
+	// order of preference (ids of the same registry).
+	Fallbacks []string `json:"fallbacks,omitempty"`
 }
 
 // ConnectorArgument maps one shared journey field to one argument of the

@@ -60,13 +60,49 @@ func (in inputSchemas) decode(tool string, raw json.RawMessage, v any) *refusal 
 		if !errors.As(err, &ve) {
 			return invalidArguments(mcptypes.FieldProblem{Field: "", Reason: err.Error()})
 		}
-		return invalidArguments(fieldProblems(ve)...)
+		return argumentsOrOption(fieldProblems(ve))
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
 		// Valid per schema but beyond Go's range (an integer over int64).
 		return invalidArguments(mcptypes.FieldProblem{Field: "", Reason: err.Error()})
 	}
 	return nil
+}
+
+// argumentsOrOption tells an option that is not as Relay issued it from
+// the tool's own arguments: when every problem lies inside an option
+// (/option..., /options/N...: verification removed or changed, a field
+// added or dropped), the call is invalid_option, whose recovery (search
+// again, pass the issued object unchanged) is the one the specification
+// gives for it; any other problem is the caller's arguments, and
+// invalid_arguments lists them all.
+func argumentsOrOption(problems []mcptypes.FieldProblem) *refusal {
+	for _, p := range problems {
+		if !inOption(p.Field) {
+			return invalidArguments(problems...)
+		}
+	}
+	reasons := make([]string, len(problems))
+	for i, p := range problems {
+		reasons[i] = p.Field + ": " + p.Reason
+	}
+	return invalidOption(fmt.Errorf("not as issued: %s", strings.Join(reasons, "; ")))
+}
+
+// inOption reports whether the JSON pointer field is an issued option or
+// lies inside one: /option (get_ride_booking_handoff, resolve_ride) or
+// /options/N (compare_rides), not /options itself.
+func inOption(field string) bool {
+	if field == "/option" || strings.HasPrefix(field, "/option/") {
+		return true
+	}
+	rest, ok := strings.CutPrefix(field, "/options/")
+	if !ok {
+		return false
+	}
+	index, _, _ := strings.Cut(rest, "/")
+	_, err := strconv.ParseUint(index, 10, 64)
+	return err == nil
 }
 
 // fieldProblems flattens a validation error to its leaves, one per

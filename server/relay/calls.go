@@ -151,8 +151,8 @@ func continuation(f journey.Fields) (mcptypes.ContinuationContext, error) {
 	return out, json.Unmarshal(b, &out)
 }
 
-// selections are the selection events of options a caller chose to compare
-// or resolve: provider, option, request scope and the price shown.
+// selections are the selection events of options a caller chose to
+// resolve or hand off: provider, option, request scope and the price shown.
 func selections(opts ...mcptypes.RideOption) []store.Event {
 	out := make([]store.Event, len(opts))
 	for i, o := range opts {

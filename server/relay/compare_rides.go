@@ -9,6 +9,7 @@ import (
 
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/server/relay/signing"
+	"github.com/tridenttaxis/trident-mcp/server/relay/store"
 )
 
 // verifyOptions checks every option against the call's context. An option
@@ -58,7 +59,11 @@ func (s *endpoint) compareRides(ctx context.Context, req *mcp.CallToolRequest) (
 	if r := s.verifyOptions(act, rc, in.Context != nil, in.Options...); r != nil {
 		return s.refuse(ctx, tool, r)
 	}
-	if err := s.record(ctx, act, c, selections(in.Options...)...); err != nil {
+	// A comparison is not a selection (the specification's signals are
+	// request, selection, handoff and outcome): it is recorded as the
+	// request it is, and a selection only when an option is resolved or
+	// handed off.
+	if err := s.record(ctx, act, c, store.Event{Kind: store.EventRequest, Tool: tool, Status: string(mcptypes.CompareRidesResultStatusOk)}); err != nil {
 		return nil, err
 	}
 	sortBy := mcptypes.CompareRidesResultSortByProviderOrder

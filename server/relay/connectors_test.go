@@ -81,7 +81,7 @@ func TestContinueJourneyStatuses(t *testing.T) {
 		t.Fatalf("continuation_context %+v", got)
 	}
 
-	if r := h.continueTo(t, rc, "stays", nil); r.Status != "installation_unknown" || r.NextAction != nil {
+	if r := h.continueTo(t, rc, "stays", nil); r.Status != "installation_unknown" || r.NextAction != nil || r.SuggestedStep == nil || r.SuggestedStep.Action != "report_connectors" {
 		t.Errorf("before any report: %+v", r)
 	}
 	cases := []struct {
@@ -102,8 +102,8 @@ func TestContinueJourneyStatuses(t *testing.T) {
 				t.Fatalf("report: %d %v", code, body)
 			}
 			r := h.continueTo(t, rc, "stays", nil)
-			if string(r.Status) != tc.want || r.NextAction != nil {
-				t.Fatalf("got %+v, want %s", r, tc.want)
+			if string(r.Status) != tc.want || r.NextAction != nil || r.Reason == "" || r.SuggestedStep == nil {
+				t.Fatalf("got %+v, want %s with a reason and a suggested step", r, tc.want)
 			}
 			if tc.want == "proposal" && (len(r.MissingFields) != 1 || r.MissingFields[0] != "end_date") {
 				t.Errorf("missing_fields %v", r.MissingFields)
@@ -111,8 +111,11 @@ func TestContinueJourneyStatuses(t *testing.T) {
 		})
 	}
 	t.Run("another connector is unreported", func(t *testing.T) {
-		if r := h.continueTo(t, rc, "flights", nil); r.Status != "installation_unknown" {
-			t.Errorf("%+v", r)
+		// The specification's "A missing connector returns
+		// connection_required": the host has reported, without it.
+		r := h.continueTo(t, rc, "flights", nil)
+		if r.Status != "connection_required" || r.Reason == "" || r.SuggestedStep == nil || r.SuggestedStep.Action != "connect" || r.SuggestedStep.Connector != "flights" {
+			t.Errorf("%+v %+v", r, r.SuggestedStep)
 		}
 	})
 	t.Run("a proposal changes nothing", func(t *testing.T) {
@@ -151,8 +154,8 @@ func TestContinueJourneyStatuses(t *testing.T) {
 	})
 	t.Run("the latest report wins", func(t *testing.T) {
 		h.report(t, rc, connector("stays", true, false, true))
-		h.report(t, rc) // nothing reported now
-		if r := h.continueTo(t, rc, "stays", nil); r.Status != "installation_unknown" {
+		h.report(t, rc) // nothing reported now: stays is left out
+		if r := h.continueTo(t, rc, "stays", nil); r.Status != "connection_required" {
 			t.Errorf("%+v", r)
 		}
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -44,13 +45,18 @@ func (s *endpoint) continueJourney(ctx context.Context, req *mcp.CallToolRequest
 	if err != nil {
 		return nil, fmt.Errorf("relay: reading the connector report: %w", err)
 	}
-	reported := make(map[string]journey.Reported, len(report.Connectors))
+	// nil until the host reports for the session: installation_unknown.
+	var reported map[string]journey.Reported
+	if !report.ReportedAt.IsZero() {
+		reported = make(map[string]journey.Reported, len(report.Connectors))
+	}
 	for _, r := range report.Connectors {
 		reported[r.ID] = journey.Reported{Installed: r.Installed, Enabled: r.Enabled, Authorized: r.Authorized, Available: r.Available}
 	}
-	d, err := s.connectors.Decide(in.ToConnector, reported, fields)
+	to := string(in.ToConnector)
+	d, err := s.connectors.Decide(to, reported, fields)
 	if errors.Is(err, journey.ErrUnknownConnector) {
-		return s.refuse(ctx, tool, invalidArguments(mcptypes.FieldProblem{Field: "/to_connector", Reason: fmt.Sprintf("unknown connector %q: use an id of the connector registry", in.ToConnector)}))
+		return s.refuse(ctx, tool, invalidArguments(mcptypes.FieldProblem{Field: "/to_connector", Reason: fmt.Sprintf("unknown connector %q: use one of %s", to, strings.Join(s.connectorIDs(), ", "))}))
 	}
 	if err != nil {
 		return s.fail(ctx, tool, fieldRefusal(err, ""))
@@ -61,10 +67,18 @@ func (s *endpoint) continueJourney(ctx context.Context, req *mcp.CallToolRequest
 	}
 	out := mcptypes.ContinueJourneyResult{
 		Status:              mcptypes.ContinueJourneyResultStatus(d.Status),
-		ToConnector:         in.ToConnector,
+		ToConnector:         to,
+		Reason:              d.Reason,
 		MissingFields:       append([]string{}, d.MissingFields...),
 		ContinuationContext: cc,
 		RelayContext:        c.rc,
+	}
+	if d.Step != nil {
+		st := &mcptypes.SuggestedStep{Action: mcptypes.SuggestedStepAction(d.Step.Action), Connector: d.Step.Connector, Message: d.Step.Message}
+		if d.Step.Tool != "" {
+			st.Tool = &d.Step.Tool
+		}
+		out.SuggestedStep = st
 	}
 	if d.NextAction != nil {
 		out.NextAction = &mcptypes.NextAction{Connector: d.NextAction.Connector, Tool: d.NextAction.Tool, Arguments: d.NextAction.Arguments}
@@ -78,4 +92,14 @@ func (s *endpoint) continueJourney(ctx context.Context, req *mcp.CallToolRequest
 		return nil, err
 	}
 	return result(out, false)
+}
+
+// connectorIDs are the connector registry's ids, in registry order: what a
+// refusal of an unknown to_connector offers instead.
+func (s *endpoint) connectorIDs() []string {
+	var out []string
+	for _, c := range s.connectors.Connectors() {
+		out = append(out, c.ID)
+	}
+	return out
 }

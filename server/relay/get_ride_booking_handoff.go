@@ -9,6 +9,7 @@ import (
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/server/relay/registry"
 	"github.com/tridenttaxis/trident-mcp/server/relay/sources"
+	"github.com/tridenttaxis/trident-mcp/server/relay/store"
 )
 
 // The assistant-owned instructions every handoff carries. They are Relay's
@@ -51,8 +52,8 @@ func (s *endpoint) getRideBookingHandoff(ctx context.Context, req *mcp.CallToolR
 		out.OptionID = &id
 	} else {
 		var ok bool
-		if p, ok = s.registry.Lookup(*in.Provider); !ok {
-			return s.refuse(ctx, tool, invalidArguments(mcptypes.FieldProblem{Field: "/provider", Reason: fmt.Sprintf("unknown provider id %q: use an id from a prior Relay response", *in.Provider)}))
+		if p, ok = s.registry.Lookup(string(*in.Provider)); !ok {
+			return s.refuse(ctx, tool, invalidArguments(mcptypes.FieldProblem{Field: "/provider", Reason: s.unknownProvider(string(*in.Provider))}))
 		}
 		var pickup, dropoff *mcptypes.Coordinates
 		if in.Search != nil {
@@ -76,7 +77,12 @@ func (s *endpoint) getRideBookingHandoff(ctx context.Context, req *mcp.CallToolR
 	out.ConfirmationState = mcptypes.RideBookingHandoffConfirmationStateNotStarted
 	out.Completed = false
 	out.RelayContext = rc
-	if err := s.record(ctx, act, c, handoffEvents(out)...); err != nil {
+	var events []store.Event
+	if in.Option != nil {
+		// Handing an issued option off selects it.
+		events = selections(*in.Option)
+	}
+	if err := s.record(ctx, act, c, append(events, handoffEvents(out)...)...); err != nil {
 		return nil, err
 	}
 	return result(out, false)
@@ -116,6 +122,13 @@ func entryHandoff(p registry.Provider, pickup, dropoff *mcptypes.Coordinates) mc
 // (Trident's start_booking), else the provider path for the option's route.
 func (s *endpoint) optionHandoff(ctx context.Context, p registry.Provider, o mcptypes.RideOption) mcptypes.RideBookingHandoff {
 	trip := s.tripOf(p, o)
+	if o.ExceedsCapacity {
+		// The provider's booking form checks the party against the class's
+		// seats and would refuse it; the entry path, with why, instead.
+		out := entryHandoff(p, &trip.Pickup, &trip.Dropoff)
+		out.NextStep.Instructions = append(out.NextStep.Instructions, fmt.Sprintf("The party is larger than the %s's seats: the provider's booking form takes no more passengers than the vehicle seats, so review with the user whether to book several vehicles or a larger class.", o.Product.Name))
+		return out
+	}
 	booker, _ := s.sources[p.ID].(sources.Booker)
 	var product *registry.ProductEntry
 	for i := range p.Products {

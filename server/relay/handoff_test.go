@@ -172,3 +172,28 @@ func TestResolve(t *testing.T) {
 		}
 	})
 }
+
+// TestTridentHandoffOfAnOptionThePartyExceeds: a party of six picking the
+// saloon (four seats) is not sent to Trident's booking form, which would
+// refuse it, but to Trident's entry page with the reason; the MPV, which
+// seats them, keeps its prefilled link.
+func TestTridentHandoffOfAnOptionThePartyExceeds(t *testing.T) {
+	_, c, _ := tridentRelay(t, relay.Options{Now: func() time.Time { return dayClock }})
+	out := search(t, c, map[string]any{"pickup": helensburgh, "dropoff": glasgowAir, "party_size": 6})
+	byID := map[string]mcptypes.RideOption{}
+	for _, o := range out.Options {
+		byID[o.Product.ID] = o
+	}
+	if !byID["saloon"].ExceedsCapacity || byID["mpv"].ExceedsCapacity {
+		t.Fatalf("saloon %+v, mpv %+v", byID["saloon"], byID["mpv"])
+	}
+	h := handoff(t, c, map[string]any{"option": byID["saloon"], "context": out.RelayContext})
+	if h.URL == nil || *h.URL != "https://tridenttaxis.online" || h.DestinationKind != "provider_entry" || h.SelectionPreserved ||
+		!strings.Contains(strings.Join(h.NextStep.Instructions, " "), "larger than the Saloon's seats") {
+		t.Errorf("saloon for six: %+v", h)
+	}
+	h = handoff(t, c, map[string]any{"option": byID["mpv"], "context": out.RelayContext})
+	if h.URL == nil || !strings.Contains(*h.URL, "vehicleType=mpv") || !h.SelectionPreserved {
+		t.Errorf("mpv for six: %+v", h)
+	}
+}

@@ -58,6 +58,7 @@ func (s *endpoint) issue(b signing.Binding, p registry.Provider, trip sources.Tr
 		OptionID:        s.newID("opt"),
 		Provider:        p.ID,
 		Product:         q.Product,
+		ExceedsCapacity: exceedsCapacity(trip.PartySize, q.Product.Capacity),
 		Price:           q.Price,
 		DataMode:        mode,
 		RequestScope:    requestScope(trip),
@@ -100,20 +101,23 @@ func (s *endpoint) tripOf(p registry.Provider, o mcptypes.RideOption) sources.Tr
 	if o.Request.PartySize != nil {
 		t.PartySize = int(*o.Request.PartySize)
 	}
-	t.Products = productsFor(p, t.PartySize)
+	t.Products = productsFor(p)
 	return t
 }
 
-// productsFor lists the registry's products of p that seat party (all
-// when party is 0).
-func productsFor(p registry.Provider, party int) []registry.ProductEntry {
-	var out []registry.ProductEntry
-	for _, pr := range p.Products {
-		if party == 0 || pr.Capacity >= party {
-			out = append(out, pr)
-		}
-	}
-	return out
+// productsFor lists every registry product of p, whatever the party: the
+// specification's party_size "does not select a vehicle", so a party of
+// eight still sees the saloon, priced and flagged (exceeds_capacity), and
+// the assistant and the passenger decide (two cars, or the MPV and a
+// saloon).
+func productsFor(p registry.Provider) []registry.ProductEntry {
+	return append([]registry.ProductEntry(nil), p.Products...)
+}
+
+// exceedsCapacity reports whether a party of party (0: unknown) is more
+// than the product seats (nil: the provider does not say).
+func exceedsCapacity(party int, capacity *int64) bool {
+	return party > 0 && capacity != nil && int64(party) > *capacity
 }
 
 // untrusted cleans provider text (titles, descriptions) for the

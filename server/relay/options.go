@@ -3,11 +3,13 @@ package relay
 import (
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/tridenttaxis/trident-mcp/client"
+	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/server/limits"
 	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
 	"github.com/tridenttaxis/trident-mcp/server/relay/registry"
@@ -199,6 +201,14 @@ func (o *Options) resolve() (Options, error) {
 			return r, err
 		}
 		r.Registry = reg
+	}
+	for _, p := range r.Registry.Providers {
+		if !slices.Contains(mcptypes.SearchRidesInputProvidersItemValues, mcptypes.SearchRidesInputProvidersItem(p.ID)) {
+			// tools/list's enum, generated from the shipped registry, is
+			// where assistants take provider ids from: an id outside it
+			// could never be asked for.
+			return r, fmt.Errorf("relay: provider registry: provider %q is not in tools/list's provider enum: add it to contracts/relay/providers.json and run make generate", p.ID)
+		}
 	}
 	return r, nil
 }

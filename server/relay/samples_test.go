@@ -119,7 +119,7 @@ func TestSamples(t *testing.T) {
 	a := sampleServer(t, relay.Options{TridentURL: startTrident(t), NewID: counterIDs("a")})
 	route := map[string]any{"pickup": helensburgh, "dropoff": glasgowAir, "party_size": 2}
 	req, resp, sc := a.call(t, "search_rides", route)
-	add("search_rides.success", "search_rides between Helensburgh Central Station's and Glasgow Airport's coordinates: status ok, one signed Trident option per vehicle class that seats the party (the executive option by day is 6240 GBP minor units, basis fixed), beside the providers' browser handoffs.", "", req, resp)
+	add("search_rides.success", "search_rides between Helensburgh Central Station's and Glasgow Airport's coordinates: status ok, one signed Trident option per vehicle class, each with its seats (the executive option by day is 6240 GBP minor units, basis fixed), beside the providers' browser handoffs.", "", req, resp)
 	found := unmarshal[mcptypes.SearchRidesResult](t, sc)
 	rc := found.RelayContext
 	req, resp, _ = a.call(t, "search_rides", map[string]any{"pickup": jfk, "dropoff": timesSquare, "destination_city": "New York", "party_size": 2})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -41,8 +42,8 @@ func newSearchRequest(in mcptypes.SearchRidesInput, f journey.Fields) searchRequ
 		r.limit = int(*in.Limit)
 	}
 	for _, id := range in.Providers {
-		if !slices.Contains(r.requested, id) {
-			r.requested = append(r.requested, id)
+		if !slices.Contains(r.requested, string(id)) {
+			r.requested = append(r.requested, string(id))
 		}
 	}
 	if in.Providers == nil {
@@ -99,8 +100,12 @@ type selected struct {
 // eligible API sources, in the caller's provider order or else registry
 // order. Eligibility, in order: requested; credentials (or authorization)
 // configured; required inputs present; trip in coverage; not cooling down.
-func (s *endpoint) plan(ctx context.Context, r searchRequest) ([]mcptypes.ProviderStatus, []selected) {
-	statuses := make([]mcptypes.ProviderStatus, len(s.registry.Providers))
+// skipped counts the eligible providers left out for a cool-down: the
+// search lacks their answers as it would a failed source's, so it is
+// partial when it has options (the specification's "Rate limit or
+// unavailable provider ... use surviving options").
+func (s *endpoint) plan(ctx context.Context, r searchRequest) (statuses []mcptypes.ProviderStatus, picked []selected, skipped int) {
+	statuses = make([]mcptypes.ProviderStatus, len(s.registry.Providers))
 	eligible := map[string]int{}
 	for i, p := range s.registry.Providers {
 		st := mcptypes.ProviderStatus{Provider: p.ID, Name: p.Name, Kind: mcptypes.ProviderStatusKind(p.Kind), MissingFields: []string{}}
@@ -131,6 +136,7 @@ func (s *endpoint) plan(ctx context.Context, r searchRequest) ([]mcptypes.Provid
 				n := ceilSeconds(wait)
 				set(mcptypes.ProviderStatusStatusRateLimited, fmt.Sprintf("cooling down after a rate limit; retry after %d seconds", n))
 				st.RetryAfterSeconds = &n
+				skipped++
 				break
 			}
 			eligible[p.ID] = i
@@ -143,7 +149,6 @@ func (s *endpoint) plan(ctx context.Context, r searchRequest) ([]mcptypes.Provid
 			order = append(order, p.ID)
 		}
 	}
-	var picked []selected
 	for _, id := range order {
 		i, ok := eligible[id]
 		if !ok {
@@ -156,7 +161,7 @@ func (s *endpoint) plan(ctx context.Context, r searchRequest) ([]mcptypes.Provid
 		}
 		picked = append(picked, selected{p: s.registry.Providers[i], src: s.sources[id], index: i})
 	}
-	return statuses, picked
+	return statuses, picked, skipped
 }
 
 func coverageText(p registry.Provider) string {
@@ -199,7 +204,7 @@ func (s *endpoint) query(ctx context.Context, picked []selected, trip sources.Tr
 			}
 			t := trip
 			if t.Products == nil {
-				t.Products = productsFor(sel.p, trip.PartySize)
+				t.Products = productsFor(sel.p)
 			}
 			answers[i] = s.ask(ctx, sel, t, rec)
 		}()
@@ -265,8 +270,8 @@ func (s *endpoint) searchRides(ctx context.Context, req *mcp.CallToolRequest) (*
 	}
 	var unknown []mcptypes.FieldProblem
 	for i, id := range in.Providers {
-		if _, ok := s.registry.Lookup(id); !ok {
-			unknown = append(unknown, mcptypes.FieldProblem{Field: fmt.Sprintf("/providers/%d", i), Reason: fmt.Sprintf("unknown provider id %q: use an id from a prior Relay response", id)})
+		if _, ok := s.registry.Lookup(string(id)); !ok {
+			unknown = append(unknown, mcptypes.FieldProblem{Field: fmt.Sprintf("/providers/%d", i), Reason: s.unknownProvider(string(id))})
 		}
 	}
 	if len(unknown) > 0 {
@@ -292,7 +297,7 @@ func (s *endpoint) searchRides(ctx context.Context, req *mcp.CallToolRequest) (*
 		return s.fail(ctx, tool, err)
 	}
 	sr := newSearchRequest(in, fields)
-	statuses, picked := s.plan(ctx, sr)
+	statuses, picked, skipped := s.plan(ctx, sr)
 
 	out := mcptypes.SearchRidesResult{
 		Options:             []mcptypes.RideOption{},
@@ -303,7 +308,9 @@ func (s *endpoint) searchRides(ctx context.Context, req *mcp.CallToolRequest) (*
 		RelayContext:        rc,
 		ContinuationContext: cc,
 	}
-	failed := false
+	// A source that failed, or an eligible one skipped for its cool-down,
+	// makes a search with options partial.
+	failed := skipped > 0
 	if len(picked) > 0 {
 		trip := sources.Trip{Pickup: *sr.pickup, Dropoff: *sr.dropoff, PartySize: sr.party, Currency: sr.currency}
 		answers, calls := s.query(ctx, picked, trip)
@@ -403,4 +410,15 @@ func (s *endpoint) handoffs(r searchRequest) []mcptypes.BrowserHandoff {
 		}
 	}
 	return out
+}
+
+// unknownProvider is the refusal reason for a provider id this server's
+// registry lacks (one the schema's enum lists but the operator's
+// RELAY_PROVIDERS_FILE leaves out), naming the ids it has.
+func (s *endpoint) unknownProvider(id string) string {
+	ids := make([]string, len(s.registry.Providers))
+	for i, p := range s.registry.Providers {
+		ids[i] = p.ID
+	}
+	return fmt.Sprintf("unknown provider id %q: use one of %s", id, strings.Join(ids, ", "))
 }

@@ -108,7 +108,7 @@ func TestSearchNewYorkIsHandoffsOnly(t *testing.T) {
 }
 
 // The done-when check: Helensburgh Central to Glasgow Airport is Trident's,
-// one signed option per vehicle class that seats the party, each priced as
+// one signed option per vehicle class, each priced as
 // estimate_fare prices the same trip.
 func TestSearchTridentOptionsMatchEstimateFare(t *testing.T) {
 	_, c, tridentURL := tridentRelay(t, relay.Options{Now: func() time.Time { return dayClock }})
@@ -156,19 +156,33 @@ func TestSearchTridentOptionsMatchEstimateFare(t *testing.T) {
 	}
 }
 
-func TestSearchPartySizeSelectsSeatingClasses(t *testing.T) {
+// The specification's party_size "does not select a vehicle": a party of
+// eight gets every Trident class, each saying its seats and flagged where
+// the party exceeds them, and Trident is ok, not failed.
+func TestSearchPartySizeSelectsNoVehicle(t *testing.T) {
 	_, c, _ := tridentRelay(t, relay.Options{Now: func() time.Time { return dayClock }})
-	out := search(t, c, map[string]any{"pickup": helensburgh, "dropoff": glasgowAir, "party_size": 6, "limit": 12})
-	var got []string
-	for _, o := range out.Options {
-		got = append(got, o.Product.ID)
+	for _, party := range []int{5, 8} {
+		out := search(t, c, map[string]any{"pickup": helensburgh, "dropoff": glasgowAir, "party_size": party, "limit": 12})
+		if out.Status != mcptypes.SearchRidesResultStatusOk || out.Providers[0].Provider != "trident" || out.Providers[0].Status != mcptypes.ProviderStatusStatusOk {
+			t.Fatalf("party of %d: status %s, providers %+v", party, out.Status, out.Providers)
+		}
+		var got []string
+		for _, o := range out.Options {
+			got = append(got, o.Product.ID)
+			if o.Product.Capacity == nil {
+				t.Fatalf("party of %d: %s says no seats", party, o.Product.ID)
+			}
+			if want := int64(party) > *o.Product.Capacity; o.ExceedsCapacity != want {
+				t.Errorf("party of %d: %s (%d seats) exceeds_capacity = %v, want %v", party, o.Product.ID, *o.Product.Capacity, o.ExceedsCapacity, want)
+			}
+		}
+		if !slices.Equal(got, []string{"saloon", "estate", "executive", "6seater", "mpv", "wav"}) {
+			t.Errorf("party of %d: %v, want every class", party, got)
+		}
 	}
-	if !slices.Equal(got, []string{"6seater", "mpv"}) {
-		t.Errorf("party of 6: %v, want [6seater mpv]", got)
-	}
-	out = search(t, c, map[string]any{"pickup": helensburgh, "dropoff": glasgowAir, "limit": 2})
-	if len(out.Options) != 2 {
-		t.Errorf("limit 2: %d options", len(out.Options))
+	out := search(t, c, map[string]any{"pickup": helensburgh, "dropoff": glasgowAir, "limit": 2})
+	if len(out.Options) != 2 || out.Options[0].ExceedsCapacity {
+		t.Errorf("limit 2, no party: %+v", out.Options)
 	}
 }
 
@@ -242,5 +256,41 @@ func TestRequiredInputsFromTheRegistry(t *testing.T) {
 	}
 	if src.calls.Load() != 0 {
 		t.Error("a source lacking inputs was called")
+	}
+}
+
+// TestCooledDownProviderMakesSearchPartial: the specification's "Rate
+// limit or unavailable provider ... use surviving options". Lyft answers
+// 429 with Retry-After: 90; the next search leaves Lyft alone (not called)
+// and is partial, not ok, Lyft's entry saying why and when to ask again.
+func TestCooledDownProviderMakesSearchPartial(t *testing.T) {
+	clock := &fakeClock{t: dayClock}
+	lyft := &fakeSource{err: &sources.Error{Code: mcptypes.ProviderErrorCodeRateLimited, Message: "Lyft is rate limiting Relay", HTTPStatus: 429, RetryAfter: 90 * time.Second}}
+	_, c := fakeRelay(t, clock, &fakeSource{quotes: []sources.Quote{quote("uberx", 5200, 6100)}}, lyft)
+	if first := nySearch(t, c, nil); first.Status != mcptypes.SearchRidesResultStatusPartial {
+		t.Fatalf("the search Lyft answered 429: %s, want partial", first.Status)
+	}
+	clock.Add(30 * time.Second)
+	out := nySearch(t, c, nil)
+	st := statusOf(out, "lyft")
+	if out.Status != mcptypes.SearchRidesResultStatusPartial || len(out.Options) != 1 {
+		t.Errorf("during Lyft's cool-down: %s with %d options, want partial with Uber's", out.Status, len(out.Options))
+	}
+	if st.Status != mcptypes.ProviderStatusStatusRateLimited || st.Reason == nil || !strings.Contains(*st.Reason, "cooling down") ||
+		st.RetryAfterSeconds == nil || *st.RetryAfterSeconds != 60 {
+		t.Errorf("lyft %+v, want rate_limited, cooling down, retry_after_seconds 60", st)
+	}
+	if n := lyft.calls.Load(); n != 1 {
+		t.Errorf("Lyft called %d times, want once (not during its cool-down)", n)
+	}
+	for _, pc := range out.ProviderCalls {
+		if pc.Provider == "lyft" {
+			t.Errorf("a provider call to Lyft during its cool-down: %+v", pc)
+		}
+	}
+	clock.Add(61 * time.Second)
+	lyft.err, lyft.quotes = nil, []sources.Quote{quote("lyft", 4800, 5900)}
+	if after := nySearch(t, c, nil); after.Status != mcptypes.SearchRidesResultStatusOk {
+		t.Errorf("after the cool-down: %s, want ok", after.Status)
 	}
 }

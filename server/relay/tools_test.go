@@ -14,6 +14,7 @@ import (
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
 	"github.com/tridenttaxis/trident-mcp/server/relay"
+	relayregistry "github.com/tridenttaxis/trident-mcp/server/relay/registry"
 	"github.com/tridenttaxis/trident-mcp/server/relay/signing"
 	"github.com/tridenttaxis/trident-mcp/server/relay/sources"
 )
@@ -381,4 +382,135 @@ func TestAtMostTwoSourcesInRequestedOrder(t *testing.T) {
 			t.Errorf("handoff for an unrequested provider: %+v", h)
 		}
 	}
+}
+
+// TestOptionNotAsIssuedIsInvalidOption: an option that fails the input
+// schema inside itself (verification removed or changed, a field added or
+// dropped) is the specification's "invalid or expired option", whose
+// recovery is to search again, in every tool that takes one; the tool's
+// own arguments stay invalid_arguments.
+func TestOptionNotAsIssuedIsInvalidOption(t *testing.T) {
+	_, c := fakeRelay(t, nil, &fakeSource{quotes: []sources.Quote{quote("uberx", 5200, 6100)}}, nil)
+	out := nySearch(t, c, nil)
+	rc := out.RelayContext
+	asMap := func(edit func(m map[string]any)) map[string]any {
+		m := unmarshal[map[string]any](t, mustMarshal(t, out.Options[0]))
+		edit(m)
+		return m
+	}
+	for name, o := range map[string]map[string]any{
+		"verification removed":   asMap(func(m map[string]any) { delete(m, "verification") }),
+		"verification emptied":   asMap(func(m map[string]any) { m["verification"] = map[string]any{} }),
+		"alg changed":            asMap(func(m map[string]any) { m["verification"].(map[string]any)["alg"] = "none" }),
+		"a field added":          asMap(func(m map[string]any) { m["discount"] = 10 }),
+		"a field dropped":        asMap(func(m map[string]any) { delete(m, "price") }),
+		"a nested field dropped": asMap(func(m map[string]any) { delete(m["price"].(map[string]any), "currency") }),
+	} {
+		for tool, args := range map[string]map[string]any{
+			"compare_rides":            {"options": []any{out.Options[0], o}, "context": rc},
+			"resolve_ride":             {"option": o, "context": rc},
+			"get_ride_booking_handoff": {"option": o, "context": rc},
+		} {
+			if r := refusalOf(t, c, tool, args); r.Status != mcptypes.RefusalStatusInvalidOption || len(r.Fields) != 0 {
+				t.Errorf("%s, %s: %+v, want invalid_option", name, tool, r)
+			}
+		}
+	}
+	// The tool's own arguments, beside an intact option or a broken one.
+	broken := asMap(func(m map[string]any) { delete(m, "verification") })
+	for name, tc := range map[string]struct {
+		tool string
+		args map[string]any
+	}{
+		"bad sort_by":             {"compare_rides", map[string]any{"options": []any{out.Options[0]}, "sort_by": "commission", "context": rc}},
+		"bad sort_by and broken":  {"compare_rides", map[string]any{"options": []any{broken}, "sort_by": "commission", "context": rc}},
+		"options not an array":    {"compare_rides", map[string]any{"options": map[string]any{}, "context": rc}},
+		"an unknown argument":     {"resolve_ride", map[string]any{"option": out.Options[0], "context": rc, "force": true}},
+		"option with provider":    {"get_ride_booking_handoff", map[string]any{"option": out.Options[0], "provider": "uber", "context": rc}},
+		"option with bad context": {"resolve_ride", map[string]any{"option": out.Options[0], "context": map[string]any{"session_id": "x"}}},
+	} {
+		if r := refusalOf(t, c, tc.tool, tc.args); r.Status != mcptypes.RefusalStatusInvalidArguments {
+			t.Errorf("%s: %+v, want invalid_arguments", name, r)
+		}
+	}
+}
+
+// TestToolsListNamesTheRegistries: the provider and connector ids an
+// assistant may pass are tools/list's enums, which are the registries'
+// ids, and a refusal of another id names the valid ones.
+func TestToolsListNamesTheRegistries(t *testing.T) {
+	_, c := newRelay(t, relay.Options{})
+	tools, err := c.ListTools(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := relayregistry.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var providers, connectors []any
+	for _, p := range reg.Providers {
+		providers = append(providers, p.ID)
+	}
+	cs, err := relaycontracts.DecodeConnectors(relaycontracts.Connectors)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cs {
+		connectors = append(connectors, c.ID)
+	}
+	enums := map[string][]any{}
+	for _, tool := range tools {
+		var s struct {
+			Properties struct {
+				Providers   struct{ Items struct{ Enum []any } }
+				Provider    struct{ Enum []any }
+				ToConnector struct{ Enum []any } `json:"to_connector"`
+			}
+		}
+		if err := json.Unmarshal(tool.InputSchema, &s); err != nil {
+			t.Fatal(err)
+		}
+		switch tool.Name {
+		case "search_rides":
+			enums[tool.Name] = s.Properties.Providers.Items.Enum
+		case "get_ride_booking_handoff":
+			enums[tool.Name] = s.Properties.Provider.Enum
+		case "continue_journey":
+			enums[tool.Name] = s.Properties.ToConnector.Enum
+		}
+	}
+	for tool, want := range map[string][]any{"search_rides": providers, "get_ride_booking_handoff": providers, "continue_journey": connectors} {
+		if !slices.Equal(enums[tool], want) {
+			t.Errorf("%s's enum %v, want the registry's %v", tool, enums[tool], want)
+		}
+	}
+	for tool, args := range map[string]map[string]any{
+		"search_rides":             {"providers": []string{"uber", "waymo"}},
+		"get_ride_booking_handoff": {"provider": "waymo"},
+	} {
+		r := refusalOf(t, c, tool, args)
+		if r.Status != mcptypes.RefusalStatusInvalidArguments || !strings.Contains(r.Message, "trident") || !strings.Contains(r.Message, "freenow") {
+			t.Errorf("%s with an invented provider: %+v, want invalid_arguments naming the valid ids", tool, r)
+		}
+	}
+}
+
+// TestRegistryOutsideTheEnumIsRefused: an operator's registry naming a
+// provider tools/list cannot offer fails at start, naming it.
+func TestRegistryOutsideTheEnumIsRefused(t *testing.T) {
+	reg := registryWith(t, "gett", func(p *relayregistry.Provider) { p.ID = "waymo" })
+	_, err := relay.New(&relay.Options{Registry: reg, Logger: discard})
+	if err == nil || !strings.Contains(err.Error(), `"waymo"`) {
+		t.Fatalf("err = %v, want a refusal naming waymo", err)
+	}
+}
+
+func mustMarshal(tb testing.TB, v any) json.RawMessage {
+	tb.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
 }

@@ -33,8 +33,8 @@ type SearchRidesInput struct {
 	DestinationCity *string `json:"destination_city,omitzero"`
 	// From 1 to 8. Carried into the review; it does not select a vehicle. (range 1–8)
 	PartySize *int64 `json:"party_size,omitzero"`
-	// Provider ids from a prior Relay response; omit to use eligible sources. An unknown id is invalid_arguments. (items 1–20)
-	Providers []string `json:"providers,omitzero"`
+	// Provider ids from tools/list (this enum, the provider registry's ids) or a prior Relay response; omit to use eligible sources. Do not invent one: an id outside the enum is invalid_arguments naming the valid ids. (items 1–20)
+	Providers []SearchRidesInputProvidersItem `json:"providers,omitzero"`
 	// Most API options returned (1-12). It does not cap handoff links. (range 1–12; default 6)
 	Limit *int64 `json:"limit,omitzero"`
 	// Preferred currency: a preference, not a conversion. (pattern ^[A-Z]{3}$)
@@ -49,6 +49,30 @@ type Coordinates struct {
 	Latitude float64 `json:"latitude"`
 	// Longitude, -180 to 180. (range -180–180)
 	Longitude float64 `json:"longitude"`
+}
+
+// SearchRidesInputProvidersItem is an enumeration. One of the SearchRidesInputProvidersItem* constants.
+type SearchRidesInputProvidersItem string
+
+const (
+	SearchRidesInputProvidersItemTrident SearchRidesInputProvidersItem = "trident"
+	SearchRidesInputProvidersItemUber    SearchRidesInputProvidersItem = "uber"
+	SearchRidesInputProvidersItemLyft    SearchRidesInputProvidersItem = "lyft"
+	SearchRidesInputProvidersItemGett    SearchRidesInputProvidersItem = "gett"
+	SearchRidesInputProvidersItemBolt    SearchRidesInputProvidersItem = "bolt"
+	SearchRidesInputProvidersItemFreenow SearchRidesInputProvidersItem = "freenow"
+)
+
+// SearchRidesInputProvidersItemValues lists every SearchRidesInputProvidersItem in schema order.
+var SearchRidesInputProvidersItemValues = []SearchRidesInputProvidersItem{SearchRidesInputProvidersItemTrident, SearchRidesInputProvidersItemUber, SearchRidesInputProvidersItemLyft, SearchRidesInputProvidersItemGett, SearchRidesInputProvidersItemBolt, SearchRidesInputProvidersItemFreenow}
+
+// Valid reports whether v is one of the schema's values.
+func (v SearchRidesInputProvidersItem) Valid() bool {
+	switch v {
+	case SearchRidesInputProvidersItemTrident, SearchRidesInputProvidersItemUber, SearchRidesInputProvidersItemLyft, SearchRidesInputProvidersItemGett, SearchRidesInputProvidersItemBolt, SearchRidesInputProvidersItemFreenow:
+		return true
+	}
+	return false
 }
 
 // Session, journey, originating intent and request references, signed by Relay and bound to the caller. Pass the latest one as `context` on the next call.
@@ -160,7 +184,9 @@ type RideOption struct {
 	// Provider id from providers.json. (length 1–40)
 	Provider string  `json:"provider"`
 	Product  Product `json:"product"`
-	Price    Price   `json:"price"`
+	// true when the request's party_size is more than product.capacity: the option is still offered (party size never selects a vehicle), for the assistant to raise in its review. false when the party fits or either number is unknown.
+	ExceedsCapacity bool  `json:"exceeds_capacity"`
+	Price           Price `json:"price"`
 	// live inventory, test (sandbox) data, or unknown. Keep test and unknown apart from live.
 	DataMode RideOptionDataMode `json:"data_mode"`
 	// Digest of the route and party size the option answers; options compare only within one scope. (length 1–64)
@@ -708,10 +734,34 @@ type ResolveRideOutput = ResolveRideResult
 // Arguments of get_ride_booking_handoff: an issued option, or a provider with optional search input; not both.
 type GetRideBookingHandoffInput struct {
 	Option *RideOption `json:"option,omitzero"`
-	// Provider id from a browser_handoffs entry. (length 1–40)
-	Provider *string       `json:"provider,omitzero"`
-	Search   *SearchInput  `json:"search,omitzero"`
-	Context  *RelayContext `json:"context,omitzero"`
+	// Provider id from a browser_handoffs entry (this enum, the provider registry's ids). (length 1–40)
+	Provider *GetRideBookingHandoffInputProvider `json:"provider,omitzero"`
+	Search   *SearchInput                        `json:"search,omitzero"`
+	Context  *RelayContext                       `json:"context,omitzero"`
+}
+
+// Provider id from a browser_handoffs entry (this enum, the provider registry's ids). One of the GetRideBookingHandoffInputProvider* constants.
+type GetRideBookingHandoffInputProvider string
+
+const (
+	GetRideBookingHandoffInputProviderTrident GetRideBookingHandoffInputProvider = "trident"
+	GetRideBookingHandoffInputProviderUber    GetRideBookingHandoffInputProvider = "uber"
+	GetRideBookingHandoffInputProviderLyft    GetRideBookingHandoffInputProvider = "lyft"
+	GetRideBookingHandoffInputProviderGett    GetRideBookingHandoffInputProvider = "gett"
+	GetRideBookingHandoffInputProviderBolt    GetRideBookingHandoffInputProvider = "bolt"
+	GetRideBookingHandoffInputProviderFreenow GetRideBookingHandoffInputProvider = "freenow"
+)
+
+// GetRideBookingHandoffInputProviderValues lists every GetRideBookingHandoffInputProvider in schema order.
+var GetRideBookingHandoffInputProviderValues = []GetRideBookingHandoffInputProvider{GetRideBookingHandoffInputProviderTrident, GetRideBookingHandoffInputProviderUber, GetRideBookingHandoffInputProviderLyft, GetRideBookingHandoffInputProviderGett, GetRideBookingHandoffInputProviderBolt, GetRideBookingHandoffInputProviderFreenow}
+
+// Valid reports whether v is one of the schema's values.
+func (v GetRideBookingHandoffInputProvider) Valid() bool {
+	switch v {
+	case GetRideBookingHandoffInputProviderTrident, GetRideBookingHandoffInputProviderUber, GetRideBookingHandoffInputProviderLyft, GetRideBookingHandoffInputProviderGett, GetRideBookingHandoffInputProviderBolt, GetRideBookingHandoffInputProviderFreenow:
+		return true
+	}
+	return false
 }
 
 // Search input carried into get_ride_booking_handoff (a provider entry path).
@@ -932,25 +982,51 @@ type ContinueJourneyInput struct {
 	// The journey to continue (relay_context.journey_id). (length 1–64)
 	JourneyID string       `json:"journey_id"`
 	Context   RelayContext `json:"context"`
-	// Target connector id from the connector registry. (length 1–64)
-	ToConnector    string          `json:"to_connector"`
-	JourneyContext *JourneyContext `json:"journey_context,omitzero"`
+	// Target connector id (this enum, the connector registry's ids). (length 1–64)
+	ToConnector    ContinueJourneyInputToConnector `json:"to_connector"`
+	JourneyContext *JourneyContext                 `json:"journey_context,omitzero"`
 }
 
-// Whether the target connector can be invoked now. Only ready carries next_action; a proposal changes nothing.
+// Target connector id (this enum, the connector registry's ids). One of the ContinueJourneyInputToConnector* constants.
+type ContinueJourneyInputToConnector string
+
+const (
+	ContinueJourneyInputToConnectorFlights   ContinueJourneyInputToConnector = "flights"
+	ContinueJourneyInputToConnectorStays     ContinueJourneyInputToConnector = "stays"
+	ContinueJourneyInputToConnectorDining    ContinueJourneyInputToConnector = "dining"
+	ContinueJourneyInputToConnectorEvents    ContinueJourneyInputToConnector = "events"
+	ContinueJourneyInputToConnectorCarRental ContinueJourneyInputToConnector = "car_rental"
+)
+
+// ContinueJourneyInputToConnectorValues lists every ContinueJourneyInputToConnector in schema order.
+var ContinueJourneyInputToConnectorValues = []ContinueJourneyInputToConnector{ContinueJourneyInputToConnectorFlights, ContinueJourneyInputToConnectorStays, ContinueJourneyInputToConnectorDining, ContinueJourneyInputToConnectorEvents, ContinueJourneyInputToConnectorCarRental}
+
+// Valid reports whether v is one of the schema's values.
+func (v ContinueJourneyInputToConnector) Valid() bool {
+	switch v {
+	case ContinueJourneyInputToConnectorFlights, ContinueJourneyInputToConnectorStays, ContinueJourneyInputToConnectorDining, ContinueJourneyInputToConnectorEvents, ContinueJourneyInputToConnectorCarRental:
+		return true
+	}
+	return false
+}
+
+// Whether the target connector can be invoked now. Only ready carries next_action; a proposal changes nothing. Every other status carries the reason and a suggested_step.
 type ContinueJourneyResult struct {
-	// From what the host reported for this session.
+	// From what the host reported for this session, checked in this order: no report for the session yet → installation_unknown; the connector left out of the report or not installed → connection_required; not enabled → disabled; not authorized → unauthorized; not available, or switched off in the registry → unavailable; a required journey field unknown → proposal; otherwise ready.
 	Status ContinueJourneyResultStatus `json:"status"`
 	// The target connector. (length 1–∞)
-	ToConnector string      `json:"to_connector"`
-	NextAction  *NextAction `json:"next_action,omitzero"`
+	ToConnector string `json:"to_connector"`
+	// Why this status, in one sentence, for the assistant to relay. (length 1–∞)
+	Reason        string         `json:"reason"`
+	SuggestedStep *SuggestedStep `json:"suggested_step,omitzero"`
+	NextAction    *NextAction    `json:"next_action,omitzero"`
 	// proposal: journey fields the target needs.
 	MissingFields       []string            `json:"missing_fields"`
 	ContinuationContext ContinuationContext `json:"continuation_context"`
 	RelayContext        RelayContext        `json:"relay_context"`
 }
 
-// From what the host reported for this session. One of the ContinueJourneyResultStatus* constants.
+// From what the host reported for this session, checked in this order: no report for the session yet → installation_unknown; the connector left out of the report or not installed → connection_required; not enabled → disabled; not authorized → unauthorized; not available, or switched off in the registry → unavailable; a required journey field unknown → proposal; otherwise ready. One of the ContinueJourneyResultStatus* constants.
 type ContinueJourneyResultStatus string
 
 const (
@@ -970,6 +1046,43 @@ var ContinueJourneyResultStatusValues = []ContinueJourneyResultStatus{ContinueJo
 func (v ContinueJourneyResultStatus) Valid() bool {
 	switch v {
 	case ContinueJourneyResultStatusReady, ContinueJourneyResultStatusProposal, ContinueJourneyResultStatusConnectionRequired, ContinueJourneyResultStatusDisabled, ContinueJourneyResultStatusUnauthorized, ContinueJourneyResultStatusUnavailable, ContinueJourneyResultStatusInstallationUnknown:
+		return true
+	}
+	return false
+}
+
+// Every status but ready: the step the assistant can offer the user when the target cannot be invoked now. Never an install: a connection step is the user's, through the host.
+type SuggestedStep struct {
+	// report_connectors: the host reports the session's connectors (POST /v1/session/connectors), then asks again; connect, enable, authorize: offer the user that step for connector in the host; use_fallback: connector is a permitted fallback from the registry that the host reports usable; provide_fields: ask the user for missing_fields; try_later: unavailable and no usable fallback.
+	Action SuggestedStepAction `json:"action"`
+	// The connector the step concerns: the target, or the fallback for use_fallback. (length 1–∞)
+	Connector string `json:"connector"`
+	// use_fallback: the fallback's entry tool; null otherwise. (length 1–∞)
+	Tool *string `json:"tool"`
+	// The step in Relay's words. (length 1–∞)
+	Message string `json:"message"`
+}
+
+// report_connectors: the host reports the session's connectors (POST /v1/session/connectors), then asks again; connect, enable, authorize: offer the user that step for connector in the host; use_fallback: connector is a permitted fallback from the registry that the host reports usable; provide_fields: ask the user for missing_fields; try_later: unavailable and no usable fallback. One of the SuggestedStepAction* constants.
+type SuggestedStepAction string
+
+const (
+	SuggestedStepActionReportConnectors SuggestedStepAction = "report_connectors"
+	SuggestedStepActionConnect          SuggestedStepAction = "connect"
+	SuggestedStepActionEnable           SuggestedStepAction = "enable"
+	SuggestedStepActionAuthorize        SuggestedStepAction = "authorize"
+	SuggestedStepActionUseFallback      SuggestedStepAction = "use_fallback"
+	SuggestedStepActionProvideFields    SuggestedStepAction = "provide_fields"
+	SuggestedStepActionTryLater         SuggestedStepAction = "try_later"
+)
+
+// SuggestedStepActionValues lists every SuggestedStepAction in schema order.
+var SuggestedStepActionValues = []SuggestedStepAction{SuggestedStepActionReportConnectors, SuggestedStepActionConnect, SuggestedStepActionEnable, SuggestedStepActionAuthorize, SuggestedStepActionUseFallback, SuggestedStepActionProvideFields, SuggestedStepActionTryLater}
+
+// Valid reports whether v is one of the schema's values.
+func (v SuggestedStepAction) Valid() bool {
+	switch v {
+	case SuggestedStepActionReportConnectors, SuggestedStepActionConnect, SuggestedStepActionEnable, SuggestedStepActionAuthorize, SuggestedStepActionUseFallback, SuggestedStepActionProvideFields, SuggestedStepActionTryLater:
 		return true
 	}
 	return false

@@ -9,8 +9,8 @@ export interface SearchRidesInput {
   destination_city?: string;
   /** From 1 to 8. Carried into the review; it does not select a vehicle. (range 1–8) */
   party_size?: number;
-  /** Provider ids from a prior Relay response; omit to use eligible sources. An unknown id is invalid_arguments. (items 1–20) */
-  providers?: string[];
+  /** Provider ids from tools/list (this enum, the provider registry's ids) or a prior Relay response; omit to use eligible sources. Do not invent one: an id outside the enum is invalid_arguments naming the valid ids. (items 1–20) */
+  providers?: ("trident" | "uber" | "lyft" | "gett" | "bolt" | "freenow")[];
   /** Most API options returned (1-12). It does not cap handoff links. (range 1–12; default 6) */
   limit?: number;
   /** Preferred currency: a preference, not a conversion. (pattern ^[A-Z]{3}$) */
@@ -98,6 +98,8 @@ export interface RideOption {
   /** Provider id from providers.json. (length 1–40) */
   provider: string;
   product: Product;
+  /** true when the request's party_size is more than product.capacity: the option is still offered (party size never selects a vehicle), for the assistant to raise in its review. false when the party fits or either number is unknown. */
+  exceeds_capacity: boolean;
   price: Price;
   /** live inventory, test (sandbox) data, or unknown. Keep test and unknown apart from live. */
   data_mode: "live" | "test" | "unknown";
@@ -335,8 +337,8 @@ export interface ResolveRideResult {
 /** Arguments of get_ride_booking_handoff: an issued option, or a provider with optional search input; not both. */
 export interface GetRideBookingHandoffInput {
   option?: RideOption;
-  /** Provider id from a browser_handoffs entry. (length 1–40) */
-  provider?: string;
+  /** Provider id from a browser_handoffs entry (this enum, the provider registry's ids). (length 1–40) */
+  provider?: "trident" | "uber" | "lyft" | "gett" | "bolt" | "freenow";
   search?: SearchInput;
   context?: RelayContext;
 }
@@ -420,25 +422,40 @@ export interface ContinueJourneyInput {
   /** The journey to continue (relay_context.journey_id). (length 1–64) */
   journey_id: string;
   context: RelayContext;
-  /** Target connector id from the connector registry. (length 1–64) */
-  to_connector: string;
+  /** Target connector id (this enum, the connector registry's ids). (length 1–64) */
+  to_connector: "flights" | "stays" | "dining" | "events" | "car_rental";
   journey_context?: JourneyContext;
 }
 
 /** Structured result of continue_journey: a ContinueJourneyResult, or a Refusal when isError is true. */
 export type ContinueJourneyOutput = ContinueJourneyResult | Refusal;
 
-/** Whether the target connector can be invoked now. Only ready carries next_action; a proposal changes nothing. */
+/** Whether the target connector can be invoked now. Only ready carries next_action; a proposal changes nothing. Every other status carries the reason and a suggested_step. */
 export interface ContinueJourneyResult {
-  /** From what the host reported for this session. */
+  /** From what the host reported for this session, checked in this order: no report for the session yet → installation_unknown; the connector left out of the report or not installed → connection_required; not enabled → disabled; not authorized → unauthorized; not available, or switched off in the registry → unavailable; a required journey field unknown → proposal; otherwise ready. */
   status: "ready" | "proposal" | "connection_required" | "disabled" | "unauthorized" | "unavailable" | "installation_unknown";
   /** The target connector. (length 1–∞) */
   to_connector: string;
+  /** Why this status, in one sentence, for the assistant to relay. (length 1–∞) */
+  reason: string;
+  suggested_step?: SuggestedStep;
   next_action?: NextAction;
   /** proposal: journey fields the target needs. */
   missing_fields: string[];
   continuation_context: ContinuationContext;
   relay_context: RelayContext;
+}
+
+/** Every status but ready: the step the assistant can offer the user when the target cannot be invoked now. Never an install: a connection step is the user's, through the host. */
+export interface SuggestedStep {
+  /** report_connectors: the host reports the session's connectors (POST /v1/session/connectors), then asks again; connect, enable, authorize: offer the user that step for connector in the host; use_fallback: connector is a permitted fallback from the registry that the host reports usable; provide_fields: ask the user for missing_fields; try_later: unavailable and no usable fallback. */
+  action: "report_connectors" | "connect" | "enable" | "authorize" | "use_fallback" | "provide_fields" | "try_later";
+  /** The connector the step concerns: the target, or the fallback for use_fallback. (length 1–∞) */
+  connector: string;
+  /** use_fallback: the fallback's entry tool; null otherwise. (length 1–∞) */
+  tool: string | null;
+  /** The step in Relay's words. (length 1–∞) */
+  message: string;
 }
 
 /** The call to make on the target connector (continue_journey, status ready only). */

@@ -21,7 +21,7 @@ func testRegistry(t *testing.T) *Registry {
 			{"name": "passengers", "from": "party_size", "required": false},
 			{"name": "currency", "from": "currency", "required": false}]},
 		{"id": "rental", "name": "Rental", "description": "d", "entry_tool": "search_rentals", "enabled": false,
-		 "arguments": [{"name": "at", "from": "destination_airport", "required": true}]}
+		 "arguments": [{"name": "at", "from": "destination_airport", "required": true}], "fallbacks": ["flights"]}
 	]}`))
 	if err != nil {
 		t.Fatal(err)
@@ -41,23 +41,29 @@ func TestDecideEveryStatus(t *testing.T) {
 		fields    Fields
 		want      Decision
 	}{
-		{"not reported", "flights", map[string]Reported{"stays": ok}, full,
-			Decision{Status: StatusInstallationUnknown}},
-		{"nothing reported at all", "flights", nil, full,
-			Decision{Status: StatusInstallationUnknown}},
+		{"left out of the report", "flights", map[string]Reported{"stays": ok}, full,
+			Decision{Status: StatusConnectionRequired, Step: &Step{Action: ActionConnect, Connector: "flights"}}},
+		{"an empty report", "flights", map[string]Reported{}, full,
+			Decision{Status: StatusConnectionRequired, Step: &Step{Action: ActionConnect, Connector: "flights"}}},
+		{"no report for the session yet", "flights", nil, full,
+			Decision{Status: StatusInstallationUnknown, Step: &Step{Action: ActionReportConnectors, Connector: "flights"}}},
 		// Each row below also fails every later check, so it shows the order.
 		{"not installed", "flights", map[string]Reported{"flights": {}}, Fields{},
-			Decision{Status: StatusConnectionRequired}},
+			Decision{Status: StatusConnectionRequired, Step: &Step{Action: ActionConnect, Connector: "flights"}}},
 		{"disabled", "flights", map[string]Reported{"flights": {Installed: true}}, Fields{},
-			Decision{Status: StatusDisabled}},
+			Decision{Status: StatusDisabled, Step: &Step{Action: ActionEnable, Connector: "flights"}}},
 		{"unauthorized", "flights", map[string]Reported{"flights": {Installed: true, Enabled: true}}, Fields{},
-			Decision{Status: StatusUnauthorized}},
+			Decision{Status: StatusUnauthorized, Step: &Step{Action: ActionAuthorize, Connector: "flights"}}},
 		{"unavailable per host", "flights", map[string]Reported{"flights": with(func(r *Reported) { r.Available = false })}, Fields{},
-			Decision{Status: StatusUnavailable}},
+			Decision{Status: StatusUnavailable, Step: &Step{Action: ActionTryLater, Connector: "flights"}}},
 		{"switched off in the registry", "rental", map[string]Reported{"rental": ok}, Fields{},
-			Decision{Status: StatusUnavailable}},
+			Decision{Status: StatusUnavailable, Step: &Step{Action: ActionTryLater, Connector: "rental"}}},
+		{"switched off, its fallback usable", "rental", map[string]Reported{"rental": ok, "flights": ok}, Fields{},
+			Decision{Status: StatusUnavailable, Step: &Step{Action: ActionUseFallback, Connector: "flights", Tool: "search_flights"}}},
+		{"switched off, its fallback not authorized", "rental", map[string]Reported{"rental": ok, "flights": with(func(r *Reported) { r.Authorized = false })}, Fields{},
+			Decision{Status: StatusUnavailable, Step: &Step{Action: ActionTryLater, Connector: "rental"}}},
 		{"missing required fields", "flights", map[string]Reported{"flights": ok}, Fields{OriginAirport: "GLA", PartySize: intp(2)},
-			Decision{Status: StatusProposal, MissingFields: []string{"destination_airport", "start_date"}}},
+			Decision{Status: StatusProposal, Step: &Step{Action: ActionProvideFields, Connector: "flights"}, MissingFields: []string{"destination_airport", "start_date"}}},
 		{"ready", "flights", map[string]Reported{"flights": ok}, full,
 			Decision{Status: StatusReady, NextAction: &NextAction{Connector: "flights", Tool: "search_flights",
 				Arguments: map[string]any{"origin": "GLA", "destination": "LHR", "departure_date": "2026-12-24", "passengers": 2, "currency": "GBP"}}}},
@@ -75,12 +81,31 @@ func TestDecideEveryStatus(t *testing.T) {
 			if got.Reason == "" {
 				t.Errorf("no reason given for %s", got.Status)
 			}
+			if (got.Status == StatusReady) != (got.Step == nil) {
+				t.Errorf("%s: step %+v; want one for every status but ready", got.Status, got.Step)
+			}
+			if got.Step != nil {
+				if got.Step.Message == "" {
+					t.Errorf("%s: a step without a message", got.Status)
+				}
+				got.Step.Message = ""
+			}
 			tt.want.Connector = tt.connector
 			got.Reason = ""
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("Decide (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestRegistryRefusesUnknownFallbacks(t *testing.T) {
+	for _, fb := range []string{"teleporter", "flights"} {
+		_, err := ParseRegistry([]byte(`{"connectors": [{"id": "flights", "name": "F", "description": "d", "entry_tool": "t", "enabled": true,
+			"arguments": [{"name": "a", "from": "start_date", "required": true}], "fallbacks": ["` + fb + `"]}]}`))
+		if err == nil || !strings.Contains(err.Error(), fb) {
+			t.Errorf("fallback %q: err = %v, want a refusal naming it", fb, err)
+		}
 	}
 }
 

@@ -28,8 +28,8 @@ type (
 func DefaultRegistry() (*Registry, error) { return ParseRegistry(relaycontracts.Connectors) }
 
 // ParseRegistry reads a registry document: it must satisfy
-// connectors.schema.json, name each connector once, and name each argument
-// of a connector once.
+// connectors.schema.json, name each connector once, name each argument of
+// a connector once, and name as fallbacks only other connectors of itself.
 func ParseRegistry(doc []byte) (*Registry, error) {
 	schema, err := draft2020.Compile("connectors.schema.json", relaycontracts.ConnectorsSchema)
 	if err != nil {
@@ -60,6 +60,13 @@ func ParseRegistry(doc []byte) (*Registry, error) {
 				return nil, fmt.Errorf("connector registry: connector %q maps argument %q twice", c.ID, a.Name)
 			}
 			names[a.Name] = true
+		}
+	}
+	for _, c := range connectors {
+		for _, fb := range c.Fallbacks {
+			if _, ok := r.byID[fb]; !ok || fb == c.ID {
+				return nil, fmt.Errorf("connector registry: connector %q names %q as a fallback, which is not another connector of the registry", c.ID, fb)
+			}
 		}
 	}
 	return r, nil

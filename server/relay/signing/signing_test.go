@@ -58,6 +58,7 @@ var oneFieldChanges = map[string]func(o *mcptypes.RideOption){
 	"product.id":                func(o *mcptypes.RideOption) { o.Product.ID = "saloon" },
 	"product.name":              func(o *mcptypes.RideOption) { o.Product.Name += " " },
 	"product.capacity":          func(o *mcptypes.RideOption) { *o.Product.Capacity = 8 },
+	"exceeds_capacity":          func(o *mcptypes.RideOption) { o.ExceedsCapacity = !o.ExceedsCapacity },
 	"price.amount_minor":        func(o *mcptypes.RideOption) { o.Price.AmountMinor-- },
 	"price.amount_minor_max":    func(o *mcptypes.RideOption) { o.Price.AmountMinorMax = nil },
 	"price.currency":            func(o *mcptypes.RideOption) { o.Price.Currency = "USD" },

@@ -35,9 +35,9 @@ type Trip struct {
 	Pickup, Dropoff mcptypes.Coordinates
 	PartySize       int
 	Currency        string // preferred, may be ""; sources never convert
-	// Products are the registry's products for this source that seat the
-	// party (all of them when PartySize is 0); empty when the registry
-	// lists none and the source offers its own.
+	// Products are the registry's products for this source, every one
+	// whatever the party (party size does not select a vehicle); empty
+	// when the registry lists none and the source offers its own.
 	Products []registry.ProductEntry
 	// ProductID, when set, asks for that product only (resolve_ride
 	// re-quoting a selected option of a source that lists its own).

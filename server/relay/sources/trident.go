@@ -20,7 +20,7 @@ import (
 
 // Trident prices trips with Trident's own MCP endpoint, over HTTP
 // through the project's generated client: one estimate_fare per product
-// that seats the party, and start_booking for the prefilled handoff link.
+// (every vehicle class, whatever the party), and start_booking for the prefilled handoff link.
 // Trident takes places as text; Relay sends the coordinates as a
 // "lat,lng" pair, never an address it made up.
 type Trident struct {
@@ -62,7 +62,7 @@ func place(c mcptypes.Coordinates) string {
 // Quote asks estimate_fare once per product, concurrently.
 func (t *Trident) Quote(ctx context.Context, trip Trip, rec Recorder) ([]Quote, error) {
 	if len(trip.Products) == 0 {
-		return nil, &Error{Code: mcptypes.ProviderErrorCodeRefused, Message: "no Trident vehicle class seats the party"}
+		return nil, &Error{Code: mcptypes.ProviderErrorCodeRefused, Message: "the provider registry lists no Trident vehicle class"}
 	}
 	quotes := make([]*Quote, len(trip.Products))
 	errs := make([]error, len(trip.Products))
