@@ -21,6 +21,9 @@ type sqlStore struct {
 	now   func() time.Time
 	newID func(prefix string) string
 	q     queries
+	// w is SQLite's group-commit writer (writer.go), through which every
+	// write goes; nil for PostgreSQL, whose writes go to the pool.
+	w *writer
 }
 
 type queries struct {
@@ -34,7 +37,11 @@ type queries struct {
 
 func newSQLStore(d dialect, db *sql.DB, opts *Options) *sqlStore {
 	r := d.rebind
-	return &sqlStore{d: d, db: db, now: opts.now(), newID: opts.newID(), q: queries{
+	var w *writer
+	if d == sqliteDialect {
+		w = newWriter(db)
+	}
+	return &sqlStore{d: d, db: db, now: opts.now(), newID: opts.newID(), w: w, q: queries{
 		insertSession: r(`INSERT INTO sessions (id, actor, created_at) VALUES (?, ?, ?)`),
 		insertJourney: r(`INSERT INTO journeys (id, session_id, actor, context, created_at, updated_at)
 			SELECT ?, s.id, s.actor, ?, ?, ? FROM sessions s WHERE s.id = ? AND s.actor = ?`),
@@ -92,6 +99,32 @@ func (d dialect) rebind(query string) string {
 	return b.String()
 }
 
+// write runs fn's statements as one write: in the group-commit writer's
+// current batch on SQLite (under a savepoint of its own), else in a
+// transaction of its own when atomic (several statements), else straight
+// on the pool. It returns once the write is committed or has failed.
+func (s *sqlStore) write(ctx context.Context, atomic bool, fn func(ctx context.Context, q querier) error) error {
+	if s.w != nil {
+		err := s.w.submit(ctx, fn)
+		if errors.Is(err, errClosed) {
+			return s.wrap("write", err)
+		}
+		return err
+	}
+	if !atomic {
+		return fn(ctx, s.db)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return s.wrap("begin", err)
+	}
+	defer tx.Rollback()
+	if err := fn(ctx, tx); err != nil {
+		return err
+	}
+	return s.wrap("commit", tx.Commit())
+}
+
 func micros(t time.Time) int64      { return t.UnixMicro() }
 func fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
 
@@ -122,22 +155,20 @@ func (s *sqlStore) Begin(ctx context.Context, actor, tool string, journeyContext
 	}
 	refs := Refs{SessionID: s.newID("ses"), JourneyID: s.newID("jny"), IntentID: s.newID("int")}
 	now := micros(s.now())
-	tx, err := s.db.BeginTx(ctx, nil)
+	err = s.write(ctx, true, func(ctx context.Context, q querier) error {
+		if _, err := q.ExecContext(ctx, s.q.insertSession, refs.SessionID, actor, now); err != nil {
+			return s.wrap("insert session", err)
+		}
+		if _, err := q.ExecContext(ctx, s.q.insertJourney, refs.JourneyID, jc, now, now, refs.SessionID, actor); err != nil {
+			return s.wrap("insert journey", err)
+		}
+		if _, err := q.ExecContext(ctx, s.q.insertIntent, refs.IntentID, tool, now, refs.JourneyID, actor); err != nil {
+			return s.wrap("insert intent", err)
+		}
+		return nil
+	})
 	if err != nil {
-		return Refs{}, s.wrap("begin", err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, s.q.insertSession, refs.SessionID, actor, now); err != nil {
-		return Refs{}, s.wrap("insert session", err)
-	}
-	if _, err := tx.ExecContext(ctx, s.q.insertJourney, refs.JourneyID, jc, now, now, refs.SessionID, actor); err != nil {
-		return Refs{}, s.wrap("insert journey", err)
-	}
-	if _, err := tx.ExecContext(ctx, s.q.insertIntent, refs.IntentID, tool, now, refs.JourneyID, actor); err != nil {
-		return Refs{}, s.wrap("insert intent", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return Refs{}, s.wrap("commit", err)
+		return Refs{}, err
 	}
 	return refs, nil
 }
@@ -164,11 +195,11 @@ func (s *sqlStore) NewJourney(ctx context.Context, actor, sessionID string, jour
 	now := s.now()
 	j := Journey{ID: s.newID("jny"), SessionID: sessionID, Actor: actor, Context: json.RawMessage(jc),
 		CreatedAt: fromMicros(micros(now)), UpdatedAt: fromMicros(micros(now))}
-	res, err := s.db.ExecContext(ctx, s.q.insertJourney, j.ID, jc, micros(now), micros(now), sessionID, actor)
+	n, err := s.exec(ctx, "insert journey", s.q.insertJourney, j.ID, jc, micros(now), micros(now), sessionID, actor)
 	if err != nil {
-		return Journey{}, s.wrap("insert journey", err)
+		return Journey{}, err
 	}
-	if err := s.inserted(res, func() error { _, err := s.Session(ctx, actor, sessionID); return err }, false); err != nil {
+	if err := s.inserted(n, func() error { _, err := s.Session(ctx, actor, sessionID); return err }, false); err != nil {
 		return Journey{}, err
 	}
 	return j, nil
@@ -198,7 +229,12 @@ func (s *sqlStore) SetJourneyContext(ctx context.Context, actor, journeyID strin
 	if err != nil {
 		return Journey{}, err
 	}
-	j, err := scanJourney(s.db.QueryRowContext(ctx, s.q.setJourneyContext, jc, micros(s.now()), journeyID, actor))
+	var j Journey
+	err = s.write(ctx, false, func(ctx context.Context, q querier) error {
+		var err error
+		j, err = scanJourney(q.QueryRowContext(ctx, s.q.setJourneyContext, jc, micros(s.now()), journeyID, actor))
+		return err
+	})
 	if errors.Is(err, sql.ErrNoRows) {
 		_, err = s.Journey(ctx, actor, journeyID)
 		if err == nil { // purged between the two statements
@@ -218,11 +254,11 @@ func (s *sqlStore) NewIntent(ctx context.Context, actor, journeyID, tool string)
 	}
 	now := s.now()
 	in := Intent{ID: s.newID("int"), JourneyID: journeyID, Tool: tool, CreatedAt: fromMicros(micros(now))}
-	res, err := s.db.ExecContext(ctx, s.q.insertIntent, in.ID, tool, micros(now), journeyID, actor)
+	n, err := s.exec(ctx, "insert intent", s.q.insertIntent, in.ID, tool, micros(now), journeyID, actor)
 	if err != nil {
-		return Intent{}, s.wrap("insert intent", err)
+		return Intent{}, err
 	}
-	if err := s.inserted(res, func() error { _, err := s.Journey(ctx, actor, journeyID); return err }, false); err != nil {
+	if err := s.inserted(n, func() error { _, err := s.Journey(ctx, actor, journeyID); return err }, false); err != nil {
 		return Intent{}, err
 	}
 	return in, nil
@@ -256,13 +292,13 @@ func (s *sqlStore) ReportConnectors(ctx context.Context, actor string, report Co
 	if at.IsZero() {
 		at = s.now()
 	}
-	res, err := s.db.ExecContext(ctx, s.q.upsertReport, string(body), micros(at), report.SessionID, actor)
+	n, err := s.exec(ctx, "upsert connector report", s.q.upsertReport, string(body), micros(at), report.SessionID, actor)
 	if err != nil {
-		return s.wrap("upsert connector report", err)
+		return err
 	}
 	// No row changed: the session is unknown or foreign, or a newer report
 	// is already stored (which wins, so this one is dropped without error).
-	return s.inserted(res, func() error { _, err := s.Session(ctx, actor, report.SessionID); return err }, true)
+	return s.inserted(n, func() error { _, err := s.Session(ctx, actor, report.SessionID); return err }, true)
 }
 
 func (s *sqlStore) ConnectorReport(ctx context.Context, actor, sessionID string) (ConnectorReport, error) {
@@ -332,10 +368,12 @@ func (s *sqlStore) RecordEvent(ctx context.Context, actor string, e Event) (Even
 		e.OccurredAt = s.now()
 	}
 	e.OccurredAt = fromMicros(micros(e.OccurredAt))
-	err := s.db.QueryRowContext(ctx, s.q.insertEvent,
-		string(e.Kind), e.RequestID, e.Tool, e.Provider, e.OptionID, e.RequestScope, e.Status,
-		e.AmountMinor, e.Currency, micros(e.OccurredAt),
-		e.IntentID, e.JourneyID, actor).Scan(&e.ID)
+	err := s.write(ctx, false, func(ctx context.Context, q querier) error {
+		return q.QueryRowContext(ctx, s.q.insertEvent,
+			string(e.Kind), e.RequestID, e.Tool, e.Provider, e.OptionID, e.RequestScope, e.Status,
+			e.AmountMinor, e.Currency, micros(e.OccurredAt),
+			e.IntentID, e.JourneyID, actor).Scan(&e.ID)
+	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return Event{}, s.whyNoEvent(ctx, actor, e)
 	}
@@ -426,7 +464,30 @@ func (s *sqlStore) Purge(ctx context.Context, before time.Time) (Purged, error) 
 
 func (s *sqlStore) Ping(ctx context.Context) error { return s.wrap("ping", s.db.PingContext(ctx)) }
 
-func (s *sqlStore) Close() error { return s.db.Close() }
+// Close stops the writer, once every write queued has been answered, then
+// closes the pool.
+func (s *sqlStore) Close() error {
+	if s.w != nil {
+		s.w.close()
+	}
+	return s.db.Close()
+}
+
+// exec runs one statement as a write and returns how many rows it changed.
+func (s *sqlStore) exec(ctx context.Context, op, query string, args ...any) (int64, error) {
+	var n int64
+	err := s.write(ctx, false, func(ctx context.Context, q querier) error {
+		res, err := q.ExecContext(ctx, query, args...)
+		if err != nil {
+			return s.wrap(op, err)
+		}
+		if n, err = res.RowsAffected(); err != nil {
+			return s.wrap(op+": rows affected", err)
+		}
+		return nil
+	})
+	return n, err
+}
 
 // owned turns a lookup's outcome into ErrNotFound, ErrForeignActor or a
 // wrapped database error.
@@ -445,11 +506,7 @@ func (s *sqlStore) owned(what, id string, err error, owner, actor string) error 
 // inserted checks that an INSERT … SELECT guarded by ownership wrote a row;
 // when it did not, check says why (ErrNotFound or ErrForeignActor). With
 // staleOK, a parent that checks out means the write lost to a newer one.
-func (s *sqlStore) inserted(res sql.Result, check func() error, staleOK bool) error {
-	n, err := res.RowsAffected()
-	if err != nil {
-		return s.wrap("rows affected", err)
-	}
+func (s *sqlStore) inserted(n int64, check func() error, staleOK bool) error {
 	if n > 0 {
 		return nil
 	}
