@@ -24,7 +24,13 @@ type sqlStore struct {
 	// w is SQLite's group-commit writer (writer.go), through which every
 	// write goes; nil for PostgreSQL, whose writes go to the pool.
 	w *writer
+	// stmts are SQLite's prepared statements by their text (prepared.go);
+	// nil for PostgreSQL.
+	stmts map[string]*sql.Stmt
 }
+
+// on is q with the store's prepared statements.
+func (s *sqlStore) on(q querier) preparedQuerier { return preparedQuerier{q: q, stmts: s.stmts} }
 
 type queries struct {
 	insertSession, insertJourney, insertIntent                            string
@@ -35,13 +41,9 @@ type queries struct {
 	purgeEvents, purgeReports, purgeIntents, purgeJourneys, purgeSessions string
 }
 
-func newSQLStore(d dialect, db *sql.DB, opts *Options) *sqlStore {
+func newSQLStore(ctx context.Context, d dialect, db *sql.DB, opts *Options) (*sqlStore, error) {
 	r := d.rebind
-	var w *writer
-	if d == sqliteDialect {
-		w = newWriter(db)
-	}
-	return &sqlStore{d: d, db: db, now: opts.now(), newID: opts.newID(), w: w, q: queries{
+	s := &sqlStore{d: d, db: db, now: opts.now(), newID: opts.newID(), q: queries{
 		insertSession: r(`INSERT INTO sessions (id, actor, created_at) VALUES (?, ?, ?)`),
 		insertJourney: r(`INSERT INTO journeys (id, session_id, actor, context, created_at, updated_at)
 			SELECT ?, s.id, s.actor, ?, ?, ? FROM sessions s WHERE s.id = ? AND s.actor = ?`),
@@ -78,6 +80,14 @@ func newSQLStore(d dialect, db *sql.DB, opts *Options) *sqlStore {
 			AND NOT EXISTS (SELECT 1 FROM journeys j WHERE j.session_id = sessions.id)
 			AND NOT EXISTS (SELECT 1 FROM connector_reports c WHERE c.session_id = sessions.id)`),
 	}}
+	if d == sqliteDialect {
+		stmts, err := prepareAll(ctx, db, s.q)
+		if err != nil {
+			return nil, err
+		}
+		s.stmts, s.w = stmts, newWriter(db)
+	}
+	return s, nil
 }
 
 // rebind rewrites ? placeholders as $1, $2 … for PostgreSQL. The statements
@@ -105,21 +115,21 @@ func (d dialect) rebind(query string) string {
 // on the pool. It returns once the write is committed or has failed.
 func (s *sqlStore) write(ctx context.Context, atomic bool, fn func(ctx context.Context, q querier) error) error {
 	if s.w != nil {
-		err := s.w.submit(ctx, fn)
+		err := s.w.submit(ctx, func(ctx context.Context, q querier) error { return fn(ctx, s.on(q)) })
 		if errors.Is(err, errClosed) {
 			return s.wrap("write", err)
 		}
 		return err
 	}
 	if !atomic {
-		return fn(ctx, s.db)
+		return fn(ctx, s.on(s.db))
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return s.wrap("begin", err)
 	}
 	defer tx.Rollback()
-	if err := fn(ctx, tx); err != nil {
+	if err := fn(ctx, s.on(tx)); err != nil {
 		return err
 	}
 	return s.wrap("commit", tx.Commit())
@@ -176,7 +186,7 @@ func (s *sqlStore) Begin(ctx context.Context, actor, tool string, journeyContext
 func (s *sqlStore) Session(ctx context.Context, actor, sessionID string) (Session, error) {
 	var ses Session
 	var created int64
-	err := s.db.QueryRowContext(ctx, s.q.session, sessionID).Scan(&ses.ID, &ses.Actor, &created)
+	err := s.on(s.db).QueryRowContext(ctx, s.q.session, sessionID).Scan(&ses.ID, &ses.Actor, &created)
 	if err := s.owned("session", sessionID, err, ses.Actor, actor); err != nil {
 		return Session{}, err
 	}
@@ -206,7 +216,7 @@ func (s *sqlStore) NewJourney(ctx context.Context, actor, sessionID string, jour
 }
 
 func (s *sqlStore) Journey(ctx context.Context, actor, journeyID string) (Journey, error) {
-	j, err := scanJourney(s.db.QueryRowContext(ctx, s.q.journey, journeyID))
+	j, err := scanJourney(s.on(s.db).QueryRowContext(ctx, s.q.journey, journeyID))
 	if err := s.owned("journey", journeyID, err, j.Actor, actor); err != nil {
 		return Journey{}, err
 	}
@@ -268,7 +278,7 @@ func (s *sqlStore) Intent(ctx context.Context, actor, intentID string) (Intent, 
 	var in Intent
 	var created int64
 	var owner string
-	err := s.db.QueryRowContext(ctx, s.q.intent, intentID).Scan(&in.ID, &in.JourneyID, &in.Tool, &created, &owner)
+	err := s.on(s.db).QueryRowContext(ctx, s.q.intent, intentID).Scan(&in.ID, &in.JourneyID, &in.Tool, &created, &owner)
 	if err := s.owned("intent", intentID, err, owner, actor); err != nil {
 		return Intent{}, err
 	}
@@ -308,7 +318,7 @@ func (s *sqlStore) ConnectorReport(ctx context.Context, actor, sessionID string)
 	r := ConnectorReport{SessionID: sessionID}
 	var body string
 	var at int64
-	err := s.db.QueryRowContext(ctx, s.q.report, sessionID).Scan(&body, &at)
+	err := s.on(s.db).QueryRowContext(ctx, s.q.report, sessionID).Scan(&body, &at)
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, nil
 	}
@@ -402,7 +412,7 @@ func (s *sqlStore) Events(ctx context.Context, actor, journeyID string) ([]Event
 	if _, err := s.Journey(ctx, actor, journeyID); err != nil {
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, s.q.events, journeyID)
+	rows, err := s.on(s.db).QueryContext(ctx, s.q.events, journeyID)
 	if err != nil {
 		return nil, s.wrap("list events", err)
 	}
