@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -480,6 +481,9 @@ func (s *sqlStore) Close() error {
 	if s.w != nil {
 		s.w.close()
 	}
+	for _, st := range s.stmts {
+		st.Close()
+	}
 	return s.db.Close()
 }
 
@@ -534,4 +538,72 @@ func (s *sqlStore) wrap(op string, err error) error {
 		return nil
 	}
 	return fmt.Errorf("store (%s): %s: %w", s.d.name, op, err)
+}
+
+var _ CallWriter = (*sqlStore)(nil)
+
+// errNoRow marks, inside WriteCall's transaction, a write whose guard
+// matched no row; why is looked up after the rollback.
+type errNoRow struct{ event int } // -1: the journey update
+
+func (errNoRow) Error() string { return "store: a guarded write matched no row" }
+
+func (s *sqlStore) WriteCall(ctx context.Context, actor string, w CallWrites) ([]Event, error) {
+	if err := needActor(actor); err != nil {
+		return nil, err
+	}
+	var jc string
+	if w.Context != nil {
+		var err error
+		if jc, err = contextJSON(w.Context); err != nil {
+			return nil, err
+		}
+	}
+	events := slices.Clone(w.Events)
+	now := s.now()
+	for i, e := range events {
+		if err := validEvent(e); err != nil {
+			return nil, err
+		}
+		if e.OccurredAt.IsZero() {
+			e.OccurredAt = now
+		}
+		events[i].OccurredAt = fromMicros(micros(e.OccurredAt))
+	}
+	err := s.write(ctx, true, func(ctx context.Context, q querier) error {
+		if w.Context != nil {
+			if _, err := scanJourney(q.QueryRowContext(ctx, s.q.setJourneyContext, jc, micros(now), w.JourneyID, actor)); errors.Is(err, sql.ErrNoRows) {
+				return errNoRow{event: -1}
+			} else if err != nil {
+				return s.wrap("update journey", err)
+			}
+		}
+		for i := range events {
+			e := &events[i]
+			err := q.QueryRowContext(ctx, s.q.insertEvent,
+				string(e.Kind), e.RequestID, e.Tool, e.Provider, e.OptionID, e.RequestScope, e.Status,
+				e.AmountMinor, e.Currency, micros(e.OccurredAt),
+				e.IntentID, e.JourneyID, actor).Scan(&e.ID)
+			if errors.Is(err, sql.ErrNoRows) {
+				return errNoRow{event: i}
+			} else if err != nil {
+				return s.wrap("insert event", err)
+			}
+		}
+		return nil
+	})
+	var nr errNoRow
+	if errors.As(err, &nr) {
+		if nr.event < 0 {
+			if _, err := s.Journey(ctx, actor, w.JourneyID); err != nil {
+				return nil, err
+			}
+			return nil, fmt.Errorf("store: journey %q: %w", w.JourneyID, ErrNotFound) // purged meanwhile
+		}
+		return nil, s.whyNoEvent(ctx, actor, events[nr.event])
+	}
+	if err != nil {
+		return nil, err
+	}
+	return events, nil
 }
