@@ -188,7 +188,7 @@ func run(c config) error {
 		}
 	}
 	if len(c.relayEngines) > 0 {
-		results, err := runRelay(c, tmp)
+		results, err := runRelay(&c, tmp)
 		if err != nil {
 			return fmt.Errorf("Relay: %w", err)
 		}
