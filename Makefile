@@ -152,6 +152,6 @@ soak: ## Drive the server binary for SOAK_DURATION (default 3m) at 64 connection
 	$(GO) run ./tools/cmd/soak -bin "$$tmp/trident-mcp" -d $(SOAK_DURATION)
 
 .PHONY: bench
-bench: ## Go benchmarks, then estimate_fare under load: trident-mcp vs an mcp-go peer vs a net/http floor (public and OAuth, 1/16/64 conns)
+bench: ## Go benchmarks, then estimate_fare under load (trident-mcp vs an mcp-go peer vs a net/http floor, public and OAuth) and the Relay tools on SQLite and PostgreSQL beside it, 1/16/64 conns
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	$(GO) run ./tools/cmd/loadbench

@@ -80,23 +80,44 @@ func (s *endpoint) callContext(ctx context.Context, act, tool string, given *mcp
 // store holds. Only a call that moves the journey on saves: a proposal
 // does not.
 func (s *endpoint) save(ctx context.Context, act string, c call, f journey.Fields) error {
-	b, err := json.Marshal(f)
-	if err != nil {
-		return err
-	}
-	if was, _ := json.Marshal(c.fields); bytes.Equal(b, was) {
-		return nil
-	}
-	if _, err := s.store.SetJourneyContext(ctx, act, c.journey.ID, b); err != nil {
-		return fmt.Errorf("relay: saving journey %s: %w", c.journey.ID, err)
-	}
-	return nil
+	return s.saveAndRecord(ctx, act, c, &f)
 }
 
 // record retains events under the call's journey, intent and request.
 func (s *endpoint) record(ctx context.Context, act string, c call, events ...store.Event) error {
+	return s.saveAndRecord(ctx, act, c, nil, events...)
+}
+
+// saveAndRecord is save (when f is not nil) and record in one commit when
+// the store is a [store.CallWriter]: a call's last writes then cost one
+// transaction, one fsync on SQLite, instead of one each. Otherwise it
+// writes them one at a time, the context first.
+func (s *endpoint) saveAndRecord(ctx context.Context, act string, c call, f *journey.Fields, events ...store.Event) error {
+	var changed json.RawMessage
+	if f != nil {
+		b, err := json.Marshal(*f)
+		if err != nil {
+			return err
+		}
+		if was, _ := json.Marshal(c.fields); !bytes.Equal(b, was) {
+			changed = b
+		}
+	}
+	for i := range events {
+		events[i].JourneyID, events[i].IntentID, events[i].RequestID = c.rc.JourneyID, c.rc.IntentID, c.rc.RequestID
+	}
+	if cw, ok := s.store.(store.CallWriter); ok && (changed != nil || len(events) > 0) {
+		if _, err := cw.WriteCall(ctx, act, store.CallWrites{JourneyID: c.journey.ID, Context: changed, Events: events}); err != nil {
+			return fmt.Errorf("relay: saving journey %s and its events: %w", c.journey.ID, err)
+		}
+		return nil
+	}
+	if changed != nil {
+		if _, err := s.store.SetJourneyContext(ctx, act, c.journey.ID, changed); err != nil {
+			return fmt.Errorf("relay: saving journey %s: %w", c.journey.ID, err)
+		}
+	}
 	for _, e := range events {
-		e.JourneyID, e.IntentID, e.RequestID = c.rc.JourneyID, c.rc.IntentID, c.rc.RequestID
 		if _, err := s.store.RecordEvent(ctx, act, e); err != nil {
 			return fmt.Errorf("relay: recording a %s event: %w", e.Kind, err)
 		}

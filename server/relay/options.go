@@ -3,6 +3,7 @@ package relay
 import (
 	"fmt"
 	"log/slog"
+	"net/http"
 	"slices"
 	"time"
 
@@ -78,6 +79,13 @@ type Options struct {
 	// ProviderBudget). Give it only when TridentURL is this host's own
 	// /mcp: a Trident elsewhere must never see it. Zero: none sent.
 	TridentInternalToken string
+	// TridentHandler serves the calls to TridentURL in this process
+	// ([client.InProcess]) instead of over a socket: the host's own
+	// handler when TridentURL is this host's own /mcp, so that a search's
+	// estimate_fare calls still pass Trident's front door and contract,
+	// through the generated client, without a loopback TCP round trip each.
+	// Give it only with that TridentURL. Zero: calls go over HTTP.
+	TridentHandler http.Handler
 
 	// Uber configures Uber's price estimates (UBER_API_URL,
 	// UBER_ACCESS_TOKEN), when the registry lists Uber. Zero: Uber is not
@@ -226,6 +234,9 @@ func (r *Options) sources() (map[string]sources.Source, error) {
 		}
 		if r.TridentInternalToken != "" {
 			access = append(access, client.WithHeader(mcphttp.InternalCallerHeader, r.TridentInternalToken))
+		}
+		if r.TridentHandler != nil {
+			access = append(access, client.WithHTTPClient(&http.Client{Transport: client.InProcess(r.TridentHandler)}))
 		}
 		src, err := sources.NewTrident(r.TridentURL, access...)
 		if err != nil {

@@ -360,14 +360,11 @@ func (s *endpoint) searchRides(ctx context.Context, req *mcp.CallToolRequest) (*
 	default:
 		out.Status = mcptypes.SearchRidesResultStatusAccessRequired
 	}
-	if err := s.save(ctx, act, c, fields); err != nil {
-		return nil, err
-	}
 	event := store.Event{Kind: store.EventRequest, Tool: tool, Status: string(out.Status)}
 	if len(out.Options) > 0 {
 		event.RequestScope = out.Options[0].RequestScope
 	}
-	if err := s.record(ctx, act, c, event); err != nil {
+	if err := s.saveAndRecord(ctx, act, c, &fields, event); err != nil {
 		return nil, err
 	}
 	return result(out, false)

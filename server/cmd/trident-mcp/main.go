@@ -32,6 +32,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -165,8 +166,18 @@ func run(ctx context.Context, args []string, env environ, stdout, stderr io.Writ
 	// argument here.
 	// Relay prices through this server's own /mcp; its calls there carry
 	// a secret of this process and skip Trident's per-client rate limit.
+	// Those calls are served in process by the host's handler (the same
+	// front door, without a loopback socket each), bound once it exists.
 	c.host.InternalToken = internalToken()
-	relayOpts, err := relayOptions(c.settings, relayHost{selfMCP: selfMCPURL(c.addr), internalToken: c.host.InternalToken,
+	var srv *server.Server
+	self := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if srv == nil { // no call reaches Relay before Serve
+			http.Error(w, "the host is still starting", http.StatusServiceUnavailable)
+			return
+		}
+		srv.Handler().ServeHTTP(w, r)
+	})
+	relayOpts, err := relayOptions(c.settings, relayHost{selfMCP: selfMCPURL(c.addr), internalToken: c.host.InternalToken, selfHandler: self,
 		publicBaseURL: c.host.PublicBaseURL, redis: redisClient, redisPrefix: c.redisPrefix, logger: logger})
 	if err != nil {
 		return err
@@ -179,8 +190,7 @@ func run(ctx context.Context, args []string, env environ, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	srv, err := server.New(&c.host, endpoints...)
-	if err != nil {
+	if srv, err = server.New(&c.host, endpoints...); err != nil {
 		return err
 	}
 	defer srv.Close()

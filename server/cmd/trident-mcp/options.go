@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -33,6 +34,8 @@ type relayHost struct {
 	// internalToken is server.Options.InternalToken, presented only to
 	// this server's own /mcp.
 	internalToken string
+	// selfHandler serves selfMCP in this process (nil: over loopback TCP).
+	selfHandler http.Handler
 	// publicBaseURL is PUBLIC_BASE_URL as the host settled it (from the
 	// listener when unset): the default base of Trident's resource in
 	// Relay's token requests.
@@ -78,7 +81,7 @@ func relayOptions(v values, h relayHost) (*relay.Options, error) {
 	// none); only that one gets the host's internal token.
 	o.TridentURL = get("RELAY_TRIDENT_URL")
 	if !v.isGiven("RELAY_TRIDENT_URL") {
-		o.TridentURL, o.TridentInternalToken = h.selfMCP, h.internalToken
+		o.TridentURL, o.TridentInternalToken, o.TridentHandler = h.selfMCP, h.internalToken, h.selfHandler
 	}
 	if o.TridentURL != "" {
 		c, err := tridentCredentials(get, h.publicBaseURL)

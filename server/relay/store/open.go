@@ -66,7 +66,12 @@ func Open(ctx context.Context, databaseURL string, opts *Options) (Store, error)
 		db.Close()
 		return nil, err
 	}
-	return newSQLStore(d, db, opts), nil
+	s, err := newSQLStore(ctx, d, db, opts)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
 }
 
 func connect(databaseURL string, opts *Options) (dialect, *sql.DB, error) {

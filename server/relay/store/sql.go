@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -21,10 +22,20 @@ type sqlStore struct {
 	now   func() time.Time
 	newID func(prefix string) string
 	q     queries
+	// w is SQLite's group-commit writer (writer.go), through which every
+	// write goes; nil for PostgreSQL, whose writes go to the pool.
+	w *writer
+	// stmts are SQLite's prepared statements by their text (prepared.go);
+	// nil for PostgreSQL.
+	stmts map[string]*sql.Stmt
 }
+
+// on is q with the store's prepared statements.
+func (s *sqlStore) on(q querier) preparedQuerier { return preparedQuerier{q: q, stmts: s.stmts} }
 
 type queries struct {
 	insertSession, insertJourney, insertIntent                            string
+	beginPostgres                                                         string
 	session, journey, intent                                              string
 	setJourneyContext                                                     string
 	upsertReport, report                                                  string
@@ -32,14 +43,21 @@ type queries struct {
 	purgeEvents, purgeReports, purgeIntents, purgeJourneys, purgeSessions string
 }
 
-func newSQLStore(d dialect, db *sql.DB, opts *Options) *sqlStore {
+func newSQLStore(ctx context.Context, d dialect, db *sql.DB, opts *Options) (*sqlStore, error) {
 	r := d.rebind
-	return &sqlStore{d: d, db: db, now: opts.now(), newID: opts.newID(), q: queries{
+	s := &sqlStore{d: d, db: db, now: opts.now(), newID: opts.newID(), q: queries{
 		insertSession: r(`INSERT INTO sessions (id, actor, created_at) VALUES (?, ?, ?)`),
 		insertJourney: r(`INSERT INTO journeys (id, session_id, actor, context, created_at, updated_at)
 			SELECT ?, s.id, s.actor, ?, ?, ? FROM sessions s WHERE s.id = ? AND s.actor = ?`),
 		insertIntent: r(`INSERT INTO intents (id, journey_id, tool, created_at)
 			SELECT ?, j.id, ?, ? FROM journeys j WHERE j.id = ? AND j.actor = ?`),
+		// PostgreSQL opens the three rows in one statement (data-modifying
+		// CTEs, atomic on their own): one round trip to the server instead
+		// of five (BEGIN, three INSERTs, COMMIT). $3 is the time of all three.
+		beginPostgres: `WITH s AS (INSERT INTO sessions (id, actor, created_at) VALUES ($1, $2, $3) RETURNING id, actor),
+			j AS (INSERT INTO journeys (id, session_id, actor, context, created_at, updated_at)
+				SELECT $4, s.id, s.actor, $5, $3, $3 FROM s RETURNING id)
+			INSERT INTO intents (id, journey_id, tool, created_at) SELECT $6, j.id, $7, $3 FROM j`,
 		session: r(`SELECT id, actor, created_at FROM sessions WHERE id = ?`),
 		journey: r(`SELECT id, session_id, actor, context, created_at, updated_at FROM journeys WHERE id = ?`),
 		intent:  r(`SELECT i.id, i.journey_id, i.tool, i.created_at, j.actor FROM intents i JOIN journeys j ON j.id = i.journey_id WHERE i.id = ?`),
@@ -71,6 +89,14 @@ func newSQLStore(d dialect, db *sql.DB, opts *Options) *sqlStore {
 			AND NOT EXISTS (SELECT 1 FROM journeys j WHERE j.session_id = sessions.id)
 			AND NOT EXISTS (SELECT 1 FROM connector_reports c WHERE c.session_id = sessions.id)`),
 	}}
+	if d == sqliteDialect {
+		stmts, err := prepareAll(ctx, db, s.q)
+		if err != nil {
+			return nil, err
+		}
+		s.stmts, s.w = stmts, newWriter(db)
+	}
+	return s, nil
 }
 
 // rebind rewrites ? placeholders as $1, $2 … for PostgreSQL. The statements
@@ -90,6 +116,32 @@ func (d dialect) rebind(query string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// write runs fn's statements as one write: in the group-commit writer's
+// current batch on SQLite (under a savepoint of its own), else in a
+// transaction of its own when atomic (several statements), else straight
+// on the pool. It returns once the write is committed or has failed.
+func (s *sqlStore) write(ctx context.Context, atomic bool, fn func(ctx context.Context, q querier) error) error {
+	if s.w != nil {
+		err := s.w.submit(ctx, func(ctx context.Context, q querier) error { return fn(ctx, s.on(q)) })
+		if errors.Is(err, errClosed) {
+			return s.wrap("write", err)
+		}
+		return err
+	}
+	if !atomic {
+		return fn(ctx, s.on(s.db))
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return s.wrap("begin", err)
+	}
+	defer tx.Rollback()
+	if err := fn(ctx, s.on(tx)); err != nil {
+		return err
+	}
+	return s.wrap("commit", tx.Commit())
 }
 
 func micros(t time.Time) int64      { return t.UnixMicro() }
@@ -122,22 +174,30 @@ func (s *sqlStore) Begin(ctx context.Context, actor, tool string, journeyContext
 	}
 	refs := Refs{SessionID: s.newID("ses"), JourneyID: s.newID("jny"), IntentID: s.newID("int")}
 	now := micros(s.now())
-	tx, err := s.db.BeginTx(ctx, nil)
+	if s.d == postgresDialect {
+		n, err := s.exec(ctx, "insert session, journey and intent", s.q.beginPostgres, refs.SessionID, actor, now, refs.JourneyID, jc, refs.IntentID, tool)
+		if err == nil && n != 1 {
+			err = fmt.Errorf("store (%s): begin inserted %d intents, want 1", s.d.name, n)
+		}
+		if err != nil {
+			return Refs{}, err
+		}
+		return refs, nil
+	}
+	err = s.write(ctx, true, func(ctx context.Context, q querier) error {
+		if _, err := q.ExecContext(ctx, s.q.insertSession, refs.SessionID, actor, now); err != nil {
+			return s.wrap("insert session", err)
+		}
+		if _, err := q.ExecContext(ctx, s.q.insertJourney, refs.JourneyID, jc, now, now, refs.SessionID, actor); err != nil {
+			return s.wrap("insert journey", err)
+		}
+		if _, err := q.ExecContext(ctx, s.q.insertIntent, refs.IntentID, tool, now, refs.JourneyID, actor); err != nil {
+			return s.wrap("insert intent", err)
+		}
+		return nil
+	})
 	if err != nil {
-		return Refs{}, s.wrap("begin", err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, s.q.insertSession, refs.SessionID, actor, now); err != nil {
-		return Refs{}, s.wrap("insert session", err)
-	}
-	if _, err := tx.ExecContext(ctx, s.q.insertJourney, refs.JourneyID, jc, now, now, refs.SessionID, actor); err != nil {
-		return Refs{}, s.wrap("insert journey", err)
-	}
-	if _, err := tx.ExecContext(ctx, s.q.insertIntent, refs.IntentID, tool, now, refs.JourneyID, actor); err != nil {
-		return Refs{}, s.wrap("insert intent", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return Refs{}, s.wrap("commit", err)
+		return Refs{}, err
 	}
 	return refs, nil
 }
@@ -145,7 +205,7 @@ func (s *sqlStore) Begin(ctx context.Context, actor, tool string, journeyContext
 func (s *sqlStore) Session(ctx context.Context, actor, sessionID string) (Session, error) {
 	var ses Session
 	var created int64
-	err := s.db.QueryRowContext(ctx, s.q.session, sessionID).Scan(&ses.ID, &ses.Actor, &created)
+	err := s.on(s.db).QueryRowContext(ctx, s.q.session, sessionID).Scan(&ses.ID, &ses.Actor, &created)
 	if err := s.owned("session", sessionID, err, ses.Actor, actor); err != nil {
 		return Session{}, err
 	}
@@ -164,18 +224,18 @@ func (s *sqlStore) NewJourney(ctx context.Context, actor, sessionID string, jour
 	now := s.now()
 	j := Journey{ID: s.newID("jny"), SessionID: sessionID, Actor: actor, Context: json.RawMessage(jc),
 		CreatedAt: fromMicros(micros(now)), UpdatedAt: fromMicros(micros(now))}
-	res, err := s.db.ExecContext(ctx, s.q.insertJourney, j.ID, jc, micros(now), micros(now), sessionID, actor)
+	n, err := s.exec(ctx, "insert journey", s.q.insertJourney, j.ID, jc, micros(now), micros(now), sessionID, actor)
 	if err != nil {
-		return Journey{}, s.wrap("insert journey", err)
+		return Journey{}, err
 	}
-	if err := s.inserted(res, func() error { _, err := s.Session(ctx, actor, sessionID); return err }, false); err != nil {
+	if err := s.inserted(n, func() error { _, err := s.Session(ctx, actor, sessionID); return err }, false); err != nil {
 		return Journey{}, err
 	}
 	return j, nil
 }
 
 func (s *sqlStore) Journey(ctx context.Context, actor, journeyID string) (Journey, error) {
-	j, err := scanJourney(s.db.QueryRowContext(ctx, s.q.journey, journeyID))
+	j, err := scanJourney(s.on(s.db).QueryRowContext(ctx, s.q.journey, journeyID))
 	if err := s.owned("journey", journeyID, err, j.Actor, actor); err != nil {
 		return Journey{}, err
 	}
@@ -198,7 +258,12 @@ func (s *sqlStore) SetJourneyContext(ctx context.Context, actor, journeyID strin
 	if err != nil {
 		return Journey{}, err
 	}
-	j, err := scanJourney(s.db.QueryRowContext(ctx, s.q.setJourneyContext, jc, micros(s.now()), journeyID, actor))
+	var j Journey
+	err = s.write(ctx, false, func(ctx context.Context, q querier) error {
+		var err error
+		j, err = scanJourney(q.QueryRowContext(ctx, s.q.setJourneyContext, jc, micros(s.now()), journeyID, actor))
+		return err
+	})
 	if errors.Is(err, sql.ErrNoRows) {
 		_, err = s.Journey(ctx, actor, journeyID)
 		if err == nil { // purged between the two statements
@@ -218,11 +283,11 @@ func (s *sqlStore) NewIntent(ctx context.Context, actor, journeyID, tool string)
 	}
 	now := s.now()
 	in := Intent{ID: s.newID("int"), JourneyID: journeyID, Tool: tool, CreatedAt: fromMicros(micros(now))}
-	res, err := s.db.ExecContext(ctx, s.q.insertIntent, in.ID, tool, micros(now), journeyID, actor)
+	n, err := s.exec(ctx, "insert intent", s.q.insertIntent, in.ID, tool, micros(now), journeyID, actor)
 	if err != nil {
-		return Intent{}, s.wrap("insert intent", err)
+		return Intent{}, err
 	}
-	if err := s.inserted(res, func() error { _, err := s.Journey(ctx, actor, journeyID); return err }, false); err != nil {
+	if err := s.inserted(n, func() error { _, err := s.Journey(ctx, actor, journeyID); return err }, false); err != nil {
 		return Intent{}, err
 	}
 	return in, nil
@@ -232,7 +297,7 @@ func (s *sqlStore) Intent(ctx context.Context, actor, intentID string) (Intent, 
 	var in Intent
 	var created int64
 	var owner string
-	err := s.db.QueryRowContext(ctx, s.q.intent, intentID).Scan(&in.ID, &in.JourneyID, &in.Tool, &created, &owner)
+	err := s.on(s.db).QueryRowContext(ctx, s.q.intent, intentID).Scan(&in.ID, &in.JourneyID, &in.Tool, &created, &owner)
 	if err := s.owned("intent", intentID, err, owner, actor); err != nil {
 		return Intent{}, err
 	}
@@ -256,13 +321,13 @@ func (s *sqlStore) ReportConnectors(ctx context.Context, actor string, report Co
 	if at.IsZero() {
 		at = s.now()
 	}
-	res, err := s.db.ExecContext(ctx, s.q.upsertReport, string(body), micros(at), report.SessionID, actor)
+	n, err := s.exec(ctx, "upsert connector report", s.q.upsertReport, string(body), micros(at), report.SessionID, actor)
 	if err != nil {
-		return s.wrap("upsert connector report", err)
+		return err
 	}
 	// No row changed: the session is unknown or foreign, or a newer report
 	// is already stored (which wins, so this one is dropped without error).
-	return s.inserted(res, func() error { _, err := s.Session(ctx, actor, report.SessionID); return err }, true)
+	return s.inserted(n, func() error { _, err := s.Session(ctx, actor, report.SessionID); return err }, true)
 }
 
 func (s *sqlStore) ConnectorReport(ctx context.Context, actor, sessionID string) (ConnectorReport, error) {
@@ -272,7 +337,7 @@ func (s *sqlStore) ConnectorReport(ctx context.Context, actor, sessionID string)
 	r := ConnectorReport{SessionID: sessionID}
 	var body string
 	var at int64
-	err := s.db.QueryRowContext(ctx, s.q.report, sessionID).Scan(&body, &at)
+	err := s.on(s.db).QueryRowContext(ctx, s.q.report, sessionID).Scan(&body, &at)
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, nil
 	}
@@ -332,10 +397,12 @@ func (s *sqlStore) RecordEvent(ctx context.Context, actor string, e Event) (Even
 		e.OccurredAt = s.now()
 	}
 	e.OccurredAt = fromMicros(micros(e.OccurredAt))
-	err := s.db.QueryRowContext(ctx, s.q.insertEvent,
-		string(e.Kind), e.RequestID, e.Tool, e.Provider, e.OptionID, e.RequestScope, e.Status,
-		e.AmountMinor, e.Currency, micros(e.OccurredAt),
-		e.IntentID, e.JourneyID, actor).Scan(&e.ID)
+	err := s.write(ctx, false, func(ctx context.Context, q querier) error {
+		return q.QueryRowContext(ctx, s.q.insertEvent,
+			string(e.Kind), e.RequestID, e.Tool, e.Provider, e.OptionID, e.RequestScope, e.Status,
+			e.AmountMinor, e.Currency, micros(e.OccurredAt),
+			e.IntentID, e.JourneyID, actor).Scan(&e.ID)
+	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return Event{}, s.whyNoEvent(ctx, actor, e)
 	}
@@ -364,7 +431,7 @@ func (s *sqlStore) Events(ctx context.Context, actor, journeyID string) ([]Event
 	if _, err := s.Journey(ctx, actor, journeyID); err != nil {
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, s.q.events, journeyID)
+	rows, err := s.on(s.db).QueryContext(ctx, s.q.events, journeyID)
 	if err != nil {
 		return nil, s.wrap("list events", err)
 	}
@@ -426,7 +493,33 @@ func (s *sqlStore) Purge(ctx context.Context, before time.Time) (Purged, error) 
 
 func (s *sqlStore) Ping(ctx context.Context) error { return s.wrap("ping", s.db.PingContext(ctx)) }
 
-func (s *sqlStore) Close() error { return s.db.Close() }
+// Close stops the writer, once every write queued has been answered, then
+// closes the pool.
+func (s *sqlStore) Close() error {
+	if s.w != nil {
+		s.w.close()
+	}
+	for _, st := range s.stmts {
+		st.Close()
+	}
+	return s.db.Close()
+}
+
+// exec runs one statement as a write and returns how many rows it changed.
+func (s *sqlStore) exec(ctx context.Context, op, query string, args ...any) (int64, error) {
+	var n int64
+	err := s.write(ctx, false, func(ctx context.Context, q querier) error {
+		res, err := q.ExecContext(ctx, query, args...)
+		if err != nil {
+			return s.wrap(op, err)
+		}
+		if n, err = res.RowsAffected(); err != nil {
+			return s.wrap(op+": rows affected", err)
+		}
+		return nil
+	})
+	return n, err
+}
 
 // owned turns a lookup's outcome into ErrNotFound, ErrForeignActor or a
 // wrapped database error.
@@ -445,11 +538,7 @@ func (s *sqlStore) owned(what, id string, err error, owner, actor string) error 
 // inserted checks that an INSERT … SELECT guarded by ownership wrote a row;
 // when it did not, check says why (ErrNotFound or ErrForeignActor). With
 // staleOK, a parent that checks out means the write lost to a newer one.
-func (s *sqlStore) inserted(res sql.Result, check func() error, staleOK bool) error {
-	n, err := res.RowsAffected()
-	if err != nil {
-		return s.wrap("rows affected", err)
-	}
+func (s *sqlStore) inserted(n int64, check func() error, staleOK bool) error {
 	if n > 0 {
 		return nil
 	}
@@ -467,4 +556,72 @@ func (s *sqlStore) wrap(op string, err error) error {
 		return nil
 	}
 	return fmt.Errorf("store (%s): %s: %w", s.d.name, op, err)
+}
+
+var _ CallWriter = (*sqlStore)(nil)
+
+// errNoRow marks, inside WriteCall's transaction, a write whose guard
+// matched no row; why is looked up after the rollback.
+type errNoRow struct{ event int } // -1: the journey update
+
+func (errNoRow) Error() string { return "store: a guarded write matched no row" }
+
+func (s *sqlStore) WriteCall(ctx context.Context, actor string, w CallWrites) ([]Event, error) {
+	if err := needActor(actor); err != nil {
+		return nil, err
+	}
+	var jc string
+	if w.Context != nil {
+		var err error
+		if jc, err = contextJSON(w.Context); err != nil {
+			return nil, err
+		}
+	}
+	events := slices.Clone(w.Events)
+	now := s.now()
+	for i, e := range events {
+		if err := validEvent(e); err != nil {
+			return nil, err
+		}
+		if e.OccurredAt.IsZero() {
+			e.OccurredAt = now
+		}
+		events[i].OccurredAt = fromMicros(micros(e.OccurredAt))
+	}
+	err := s.write(ctx, true, func(ctx context.Context, q querier) error {
+		if w.Context != nil {
+			if _, err := scanJourney(q.QueryRowContext(ctx, s.q.setJourneyContext, jc, micros(now), w.JourneyID, actor)); errors.Is(err, sql.ErrNoRows) {
+				return errNoRow{event: -1}
+			} else if err != nil {
+				return s.wrap("update journey", err)
+			}
+		}
+		for i := range events {
+			e := &events[i]
+			err := q.QueryRowContext(ctx, s.q.insertEvent,
+				string(e.Kind), e.RequestID, e.Tool, e.Provider, e.OptionID, e.RequestScope, e.Status,
+				e.AmountMinor, e.Currency, micros(e.OccurredAt),
+				e.IntentID, e.JourneyID, actor).Scan(&e.ID)
+			if errors.Is(err, sql.ErrNoRows) {
+				return errNoRow{event: i}
+			} else if err != nil {
+				return s.wrap("insert event", err)
+			}
+		}
+		return nil
+	})
+	var nr errNoRow
+	if errors.As(err, &nr) {
+		if nr.event < 0 {
+			if _, err := s.Journey(ctx, actor, w.JourneyID); err != nil {
+				return nil, err
+			}
+			return nil, fmt.Errorf("store: journey %q: %w", w.JourneyID, ErrNotFound) // purged meanwhile
+		}
+		return nil, s.whyNoEvent(ctx, actor, events[nr.event])
+	}
+	if err != nil {
+		return nil, err
+	}
+	return events, nil
 }

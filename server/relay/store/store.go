@@ -227,3 +227,27 @@ func (o *Options) busyTimeout() time.Duration {
 	}
 	return o.BusyTimeout
 }
+
+// CallWrites are the writes that end one tool call: the journey's new
+// context and the call's events, committed in one transaction (one commit,
+// one fsync on SQLite, instead of one each) by a store that is a
+// [CallWriter].
+type CallWrites struct {
+	// JourneyID is the journey Context replaces the context of.
+	JourneyID string
+	// Context is the journey's new context, as [Store.SetJourneyContext]
+	// takes it; nil leaves the journey as it is.
+	Context json.RawMessage
+	// Events are recorded in order, as [Store.RecordEvent] records each.
+	Events []Event
+}
+
+// CallWriter is a [Store] that commits a call's writes together. Either all
+// of them are durable when WriteCall returns nil, or none was made; each
+// write is checked as its one-at-a-time method checks it (ErrNotFound,
+// ErrForeignActor, ErrInvalid). The events come back with ID and
+// OccurredAt set. Callers fall back to the one-at-a-time methods for a
+// store that is not one.
+type CallWriter interface {
+	WriteCall(ctx context.Context, actor string, w CallWrites) ([]Event, error)
+}

@@ -21,6 +21,12 @@
 //	go run ./tools/cmd/loadbench
 //	go run ./tools/cmd/loadbench -conns 16 -modes public -d 2s
 //
+// Then the Relay half (relay.go): the five Relay tools on /mcp/rides of a
+// trident-mcp whose store is SQLite and of one whose store is PostgreSQL (a
+// database made for the run on -postgres and dropped after it), beside
+// estimate_fare on the same process, with each tool's ratio to the fare's
+// throughput (-relay= skips it, -relay-only skips the rest).
+//
 // The load generator is a closed loop over raw keep-alive connections (see
 // gen.go); the floor's rate says whether it left the servers room: it should
 // be several times theirs, and a warning says so when it is not. Traffic
@@ -86,6 +92,12 @@ type config struct {
 	dur, warm time.Duration
 	serverBin string
 	peerBin   string
+	// The Relay half (relay.go): engines to run it on, none to skip it.
+	relayEngines []string
+	relayRounds  int
+	relayDur     time.Duration
+	postgresURL  string
+	skipFare     bool
 }
 
 func main() {
@@ -100,7 +112,17 @@ func main() {
 	flag.DurationVar(&c.warm, "warmup", 300*time.Millisecond, "unrecorded time before each measurement")
 	flag.StringVar(&c.serverBin, "server", "", "trident-mcp binary (default: go build ./server/cmd/trident-mcp)")
 	flag.StringVar(&c.peerBin, "peer", "", "benchpeer binary (default: go build ./tools/cmd/benchpeer)")
+	relay := flag.String("relay", "sqlite,postgres", "Relay store engines to measure the Relay tools on, comma-separated (empty: no Relay table)")
+	flag.IntVar(&c.relayRounds, "relay-rounds", 2, "rounds per Relay tool and connection count")
+	flag.DurationVar(&c.relayDur, "relay-d", 1500*time.Millisecond, "measured time per Relay tool per round")
+	flag.StringVar(&c.postgresURL, "postgres", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", "PostgreSQL server on which a database is made (and dropped) for the Relay run")
+	flag.BoolVar(&c.skipFare, "relay-only", false, "skip the estimate_fare comparison with the peer and the floor")
 	flag.Parse()
+	var err error
+	if c.relayEngines, err = relayEnginesFlag(*relay); err != nil {
+		fmt.Fprintln(os.Stderr, "loadbench:", err)
+		os.Exit(2)
+	}
 	for _, s := range strings.Split(*conns, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < 1 {
@@ -159,7 +181,41 @@ func run(c config) error {
 		}
 	}
 
-	fmt.Printf("loadbench: estimate_fare over loopback; %d CPUs shared by the generator and the server under test\n", runtime.NumCPU())
+	fmt.Printf("loadbench: over loopback; %d CPUs shared by the generator and the server under test; load average at start: %s\n", runtime.NumCPU(), loadAverage())
+	if !c.skipFare {
+		if err := runFare(c); err != nil {
+			return err
+		}
+	}
+	if len(c.relayEngines) > 0 {
+		results, err := runRelay(&c, tmp)
+		if err != nil {
+			return fmt.Errorf("Relay: %w", err)
+		}
+		reportRelay(os.Stdout, c, results)
+	}
+	fmt.Printf("\nload average at the end: %s\n", loadAverage())
+	return nil
+}
+
+// loadAverage is /proc/loadavg's three averages: the machine is shared,
+// and a figure means little without the load beside it.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// runFare is the estimate_fare comparison: trident-mcp, the mcp-go peer and
+// the floor.
+func runFare(c config) error {
+	fmt.Println("estimate_fare:")
 	fmt.Printf("each target: %d rounds of %v (after %v warm-up) per connection count; every mode's servers run side by side and are measured in turn (A B C A B C)\n\n", c.rounds, c.dur, c.warm)
 	slots, stop, err := setUp(c)
 	defer stop()

@@ -60,12 +60,22 @@ func report(w io.Writer, c config, results map[string]map[int]map[string]load) {
 		for _, n := range []int{16, 64} {
 			if row, ok := results[mode][n]; ok {
 				r := row[nameOurs].rps() / row[namePeer].rps()
-				check(r >= 1.2, "%s, %d conns: throughput %.2fx the peer (want >= 1.2x)", mode, n, r)
+				check(r >= 2, "%s, %d conns: throughput %.2fx the peer (want >= 2x)", mode, n, r)
 			}
 		}
 		if row, ok := results[mode][16]; ok {
 			ours, peer := row[nameOurs].pct(0.99), row[namePeer].pct(0.99)
 			check(ours <= peer, "%s, 16 conns: p99 %s vs the peer's %s (want no higher)", mode, dur(ours), dur(peer))
+		}
+		for _, n := range []int{16, 64} {
+			if row, ok := results[mode][n]; ok {
+				r := row[nameOurs].rps() / row[nameFloor].rps()
+				check(r >= 0.5, "%s, %d conns: trident-mcp at %.2f of the canned-reply floor (want >= 0.5)", mode, n, r)
+				// The generator is not the limit when it drives the floor
+				// at twice the fastest server's rate or more.
+				g := row[nameFloor].rps() / max(row[nameOurs].rps(), row[namePeer].rps())
+				check(g >= 2, "%s, %d conns: the generator drove the floor at %.1fx the fastest server (want >= 2x: the generator is not the limit)", mode, n, g)
+			}
 		}
 	}
 	if slices.Contains(c.modes, "public") && slices.Contains(c.modes, "oauth") {

@@ -1,0 +1,189 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// SQLite takes one writer at a time, and with synchronous=FULL every commit
+// waits for the disk. With a transaction per write, concurrent tool calls
+// queue on the write lock one commit (one fsync) each, and a waiting
+// writer sleeps in SQLite's busy handler rather than being woken when the
+// lock frees: throughput stops growing past one connection and p99 climbs
+// with the queue. The group-commit writer below is the store's only SQLite
+// writer instead: it takes every write pending when the previous commit
+// finished, runs them in one transaction (each under its own savepoint, so
+// one write's failure undoes that write only) and answers each caller once
+// that transaction has committed. A write still returns only when it is on
+// disk; concurrent writes share the fsync.
+//
+// PostgreSQL needs none of this: it takes concurrent writers, and its own
+// WAL flush already groups concurrent commits.
+
+// maxBatch bounds one group commit, so that a burst cannot hold the write
+// lock (and the waiting callers' answers) for long.
+const maxBatch = 128
+
+// querier is what a write runs its statements on: the batch's transaction
+// (SQLite) or the pool (PostgreSQL); *sql.Tx and *sql.DB both are one.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// writeJob is one caller's write waiting for its batch.
+type writeJob struct {
+	ctx  context.Context
+	fn   func(ctx context.Context, q querier) error
+	done chan error
+}
+
+// writer is the SQLite group-commit writer.
+type writer struct {
+	db   *sql.DB
+	jobs chan *writeJob
+	// closing is closed by close; the loop drains what is queued, then
+	// exits and closes stopped.
+	closing chan struct{}
+	stopped chan struct{}
+	once    sync.Once
+	// mu orders submit against close: no job is queued after closing.
+	mu     sync.RWMutex
+	closed bool
+}
+
+var errClosed = errors.New("store: closed")
+
+func newWriter(db *sql.DB) *writer {
+	w := &writer{db: db, jobs: make(chan *writeJob, maxBatch), closing: make(chan struct{}), stopped: make(chan struct{})}
+	go w.loop()
+	return w
+}
+
+// submit queues fn and waits for its batch's commit. fn runs in the
+// writer's goroutine inside the batch's transaction: it must only run its
+// statements and keep what it read; any further look-up (why a write found
+// no parent) belongs to the caller, after submit returns.
+func (w *writer) submit(ctx context.Context, fn func(ctx context.Context, q querier) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	j := &writeJob{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	w.mu.RLock()
+	if w.closed {
+		w.mu.RUnlock()
+		return errClosed
+	}
+	select {
+	case w.jobs <- j:
+		w.mu.RUnlock()
+	case <-ctx.Done():
+		w.mu.RUnlock()
+		return ctx.Err()
+	}
+	// Once queued, the job's outcome is waited for even if ctx ends: the
+	// write may commit, and a caller told "cancelled" about a write that
+	// is on disk would be misinformed.
+	return <-j.done
+}
+
+func (w *writer) close() {
+	w.once.Do(func() {
+		w.mu.Lock()
+		w.closed = true
+		w.mu.Unlock()
+		close(w.closing)
+		<-w.stopped
+	})
+}
+
+func (w *writer) loop() {
+	defer close(w.stopped)
+	batch := make([]*writeJob, 0, maxBatch)
+	for {
+		select {
+		case j := <-w.jobs:
+			batch = append(batch[:0], j)
+		case <-w.closing:
+			// No submit queues after closing: answer what is queued.
+			for {
+				select {
+				case j := <-w.jobs:
+					w.commit([]*writeJob{j})
+				default:
+					return
+				}
+			}
+		}
+	fill:
+		for len(batch) < maxBatch {
+			select {
+			case j := <-w.jobs:
+				batch = append(batch, j)
+			default:
+				break fill
+			}
+		}
+		w.commit(batch)
+	}
+}
+
+// commit runs one batch in one transaction and answers every job: its own
+// error when its write failed (its savepoint rolled back), the commit's
+// error when the transaction did not commit, else nil.
+func (w *writer) commit(batch []*writeJob) {
+	errs := make([]error, len(batch))
+	answer := func(shared error) {
+		for i, j := range batch {
+			if errs[i] == nil {
+				errs[i] = shared
+			}
+			j.done <- errs[i]
+		}
+	}
+	// The batch outlives any one caller's context: a caller that has
+	// gone must not roll back the others' writes.
+	ctx := context.Background()
+	tx, err := w.db.BeginTx(ctx, nil)
+	if err != nil {
+		answer(fmt.Errorf("begin: %w", err))
+		return
+	}
+	for i, j := range batch {
+		if err := j.ctx.Err(); err != nil {
+			errs[i] = err // gone before its turn: not written
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, "SAVEPOINT w"); err != nil {
+			tx.Rollback()
+			answer(fmt.Errorf("savepoint: %w", err))
+			return
+		}
+		if err := j.fn(context.WithoutCancel(j.ctx), tx); err != nil {
+			errs[i] = err
+			// A failed statement can end the whole transaction in SQLite
+			// (a full disk, an I/O error); then nothing of the batch is
+			// kept, and every job is told.
+			if _, rerr := tx.ExecContext(ctx, "ROLLBACK TO w"); rerr != nil {
+				tx.Rollback()
+				answer(fmt.Errorf("the batch was rolled back after a failed write (%v): %w", err, rerr))
+				return
+			}
+		}
+		if _, err := tx.ExecContext(ctx, "RELEASE w"); err != nil {
+			tx.Rollback()
+			answer(fmt.Errorf("release savepoint: %w", err))
+			return
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		// Whether a failed COMMIT left anything on disk is unknown; no
+		// write of the batch is acknowledged.
+		answer(fmt.Errorf("commit: %w", err))
+		return
+	}
+	answer(nil)
+}

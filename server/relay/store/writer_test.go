@@ -1,0 +1,137 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+)
+
+// One batch of the group-commit writer: a write that fails is undone alone
+// (its savepoint), the others commit together, and each caller hears its
+// own outcome.
+func TestWriterBatchFailsAlone(t *testing.T) {
+	st := open(t, sqliteEngine().url(t), nil).(*sqlStore)
+	refs, err := st.Begin(bg, "alice", "search_rides", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	insert := func(req string) func(context.Context, querier) error {
+		return func(ctx context.Context, q querier) error {
+			var id int64
+			return q.QueryRowContext(ctx, st.q.insertEvent, string(EventRequest), req, "search_rides", "", "", "", "ok", nil, "", int64(1),
+				refs.IntentID, refs.JourneyID, "alice").Scan(&id)
+		}
+	}
+	// The second job writes, then fails: its row must go with it.
+	failing := func(ctx context.Context, q querier) error {
+		if err := insert("undone")(ctx, q); err != nil {
+			return err
+		}
+		_, err := q.ExecContext(ctx, "INSERT INTO no_such_table VALUES (1)")
+		return err
+	}
+	gone, cancel := context.WithCancel(bg)
+	cancel()
+	jobs := []*writeJob{
+		{ctx: bg, fn: insert("first"), done: make(chan error, 1)},
+		{ctx: bg, fn: failing, done: make(chan error, 1)},
+		{ctx: gone, fn: insert("cancelled"), done: make(chan error, 1)},
+		{ctx: bg, fn: insert("last"), done: make(chan error, 1)},
+	}
+	st.w.commit(jobs)
+	if err := <-jobs[0].done; err != nil {
+		t.Errorf("first: %v", err)
+	}
+	if err := <-jobs[1].done; err == nil {
+		t.Error("the failing write was acknowledged")
+	}
+	if err := <-jobs[2].done; !errors.Is(err, context.Canceled) {
+		t.Errorf("a write whose caller had gone: %v; want context.Canceled", err)
+	}
+	if err := <-jobs[3].done; err != nil {
+		t.Errorf("last: %v", err)
+	}
+	evs, err := st.Events(bg, "alice", refs.JourneyID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range evs {
+		got = append(got, e.RequestID)
+	}
+	if len(got) != 2 || got[0] != "first" || got[1] != "last" {
+		t.Errorf("stored %v; want [first last]", got)
+	}
+}
+
+// Many concurrent writers all get an answer and every acknowledged write
+// is there; after Close a write is refused, not lost silently.
+func TestWriterConcurrentAndClose(t *testing.T) {
+	st := open(t, sqliteEngine().url(t), nil).(*sqlStore)
+	refs, err := st.Begin(bg, "alice", "search_rides", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 200)
+	for i := range 200 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := st.RecordEvent(bg, "alice", Event{Kind: EventRequest, JourneyID: refs.JourneyID, IntentID: refs.IntentID, RequestID: "r" + string(rune('a'+i%26))})
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if evs, err := st.Events(bg, "alice", refs.JourneyID); err != nil || len(evs) != 200 {
+		t.Fatalf("%d events, %v; want 200", len(evs), err)
+	}
+	st.w.close()
+	if _, err := st.RecordEvent(bg, "alice", Event{Kind: EventRequest, JourneyID: refs.JourneyID, IntentID: refs.IntentID, RequestID: "late"}); !errors.Is(err, errClosed) {
+		t.Errorf("a write after close: %v; want errClosed", err)
+	}
+}
+
+// WriteCall commits a call's context and events together on each engine,
+// and on a refusal keeps none of them.
+func TestWriteCall(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e engine) {
+		st := open(t, e.url(t), nil)
+		cw := st.(CallWriter)
+		refs, err := st.Begin(bg, "alice", "search_rides", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev := func(req string) Event {
+			return Event{Kind: EventRequest, JourneyID: refs.JourneyID, IntentID: refs.IntentID, RequestID: req, Tool: "search_rides", Status: "ok"}
+		}
+		got, err := cw.WriteCall(bg, "alice", CallWrites{JourneyID: refs.JourneyID, Context: []byte(`{"party_size":2}`), Events: []Event{ev("a"), ev("b")}})
+		if err != nil || len(got) != 2 || got[0].ID == 0 || got[1].ID <= got[0].ID || got[0].OccurredAt.IsZero() {
+			t.Fatalf("WriteCall: %+v, %v", got, err)
+		}
+		// An event of an unknown intent: the whole call is refused and
+		// the context it carried is not kept.
+		bad := ev("c")
+		bad.IntentID = "int_nope"
+		if _, err := cw.WriteCall(bg, "alice", CallWrites{JourneyID: refs.JourneyID, Context: []byte(`{"party_size":5}`), Events: []Event{ev("c"), bad}}); !errors.Is(err, ErrNotFound) {
+			t.Errorf("an unknown intent: %v; want ErrNotFound", err)
+		}
+		if _, err := cw.WriteCall(bg, "mallory", CallWrites{JourneyID: refs.JourneyID, Context: []byte(`{"party_size":5}`)}); !errors.Is(err, ErrForeignActor) {
+			t.Errorf("another actor's journey: %v; want ErrForeignActor", err)
+		}
+		j, err := st.Journey(bg, "alice", refs.JourneyID)
+		if err != nil || string(j.Context) != `{"party_size":2}` {
+			t.Errorf("journey context %s, %v; want the first call's", j.Context, err)
+		}
+		if evs, err := st.Events(bg, "alice", refs.JourneyID); err != nil || len(evs) != 2 {
+			t.Errorf("%d events, %v; want the first call's two", len(evs), err)
+		}
+	})
+}
