@@ -353,6 +353,7 @@ func (s *endpoint) searchRides(ctx context.Context, req *mcp.CallToolRequest) (*
 	default:
 		out.Status = mcptypes.SearchRidesResultStatusAccessRequired
 	}
+	s.obs.search(out.Status)
 	if err := s.save(ctx, act, c, fields); err != nil {
 		return nil, err
 	}
