@@ -211,8 +211,9 @@ type CallInfo struct {
 	Stream bool
 	Fast   bool
 	// Trace is the request's span when tracing is on (tracing.go), for
-	// the access log's trace_id and span_id; zero otherwise.
-	Trace trace.SpanContext
+	// the access log's trace_id and span_id; nil otherwise (a pointer: an
+	// untraced request's CallInfo stays the size it was).
+	Trace *trace.SpanContext
 }
 
 type callInfoKey struct{}

@@ -68,7 +68,8 @@ func (d *door) traceRequest(r *http.Request, arrived time.Time, method, tool str
 	if v := r.Header.Get(headerProtocolVersion); v != "" {
 		span.SetAttributes(attrRevision.String(v))
 	}
-	callInfoFrom(r.Context()).Trace = span.SpanContext()
+	sc := span.SpanContext()
+	callInfoFrom(r.Context()).Trace = &sc
 	return r.WithContext(ctx), span
 }
 
