@@ -14,8 +14,8 @@ import (
 	"github.com/tridenttaxis/trident-mcp/internal/devissuer/devissuertest"
 	"github.com/tridenttaxis/trident-mcp/server"
 	"github.com/tridenttaxis/trident-mcp/server/auth"
-	"github.com/tridenttaxis/trident-mcp/server/telemetry"
 	kit "github.com/tridenttaxis/trident-mcp/server/mcphttp/mcphttptest"
+	"github.com/tridenttaxis/trident-mcp/server/telemetry"
 	"github.com/tridenttaxis/trident-mcp/server/trident"
 )
 
