@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -71,7 +72,7 @@ type Process struct {
 }
 
 // Start runs bin in dir with exactly env (nothing inherited, as in a
-// container) and ADDR=127.0.0.1:0, reads the port it got from its
+// container) and ADDR=127.0.0.1:0 unless env sets ADDR, reads the port it got from its
 // "listening" log line, and waits until /readyz answers 200. The process is
 // killed when the test ends.
 func Start(t testing.TB, bin, dir string, env []string) *Process {
@@ -84,7 +85,10 @@ func Start(t testing.TB, bin, dir string, env []string) *Process {
 	defer logs.Close() // the child has its own descriptor
 	p.cmd = exec.Command(bin)
 	p.cmd.Dir = dir
-	p.cmd.Env = append(append([]string(nil), env...), "ADDR=127.0.0.1:0")
+	p.cmd.Env = append([]string(nil), env...)
+	if !slices.ContainsFunc(env, func(e string) bool { return strings.HasPrefix(e, "ADDR=") }) {
+		p.cmd.Env = append(p.cmd.Env, "ADDR=127.0.0.1:0")
+	}
 	p.cmd.Stdout, p.cmd.Stderr = logs, logs
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
