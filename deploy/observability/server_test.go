@@ -53,9 +53,9 @@ func startServer(t *testing.T, env ...string) *serverproc.Process {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	base := []string{"ADDR=" + addr, "RELAY_DATABASE_URL=sqlite:" + dir + "/relay.db", "ROUTER=osrm", "OSRM_URL=" + fakeOSRM(t),
+	base := []string{"RELAY_DATABASE_URL=sqlite:" + dir + "/relay.db", "ROUTER=osrm", "OSRM_URL=" + fakeOSRM(t),
 		"SHUTDOWN_DELAY=0s", "LOG_LEVEL=info", "HOME=" + dir, "TMPDIR=" + dir}
-	return serverproc.Start(t, bin, dir, append(base, env...))
+	return serverproc.StartOn(t, bin, dir, append(base, env...), addr)
 }
 
 // Helensburgh Central Station to Glasgow Airport: in Trident's tariff area,

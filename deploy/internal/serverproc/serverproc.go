@@ -14,7 +14,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -72,10 +71,18 @@ type Process struct {
 }
 
 // Start runs bin in dir with exactly env (nothing inherited, as in a
-// container) and ADDR=127.0.0.1:0 unless env sets ADDR, reads the port it got from its
+// container) and ADDR=127.0.0.1:0, reads the port it got from its
 // "listening" log line, and waits until /readyz answers 200. The process is
 // killed when the test ends.
 func Start(t testing.TB, bin, dir string, env []string) *Process {
+	t.Helper()
+	return StartOn(t, bin, dir, env, "127.0.0.1:0")
+}
+
+// StartOn is Start listening on addr (ADDR) rather than on a port of the
+// system's choosing, for a server that must know its port before it
+// starts (Relay's default Trident source is its own /mcp on that port).
+func StartOn(t testing.TB, bin, dir string, env []string, addr string) *Process {
 	t.Helper()
 	p := &Process{exited: make(chan struct{}), logs: filepath.Join(t.TempDir(), "server.log")}
 	logs, err := os.Create(p.logs)
@@ -85,10 +92,7 @@ func Start(t testing.TB, bin, dir string, env []string) *Process {
 	defer logs.Close() // the child has its own descriptor
 	p.cmd = exec.Command(bin)
 	p.cmd.Dir = dir
-	p.cmd.Env = append([]string(nil), env...)
-	if !slices.ContainsFunc(env, func(e string) bool { return strings.HasPrefix(e, "ADDR=") }) {
-		p.cmd.Env = append(p.cmd.Env, "ADDR=127.0.0.1:0")
-	}
+	p.cmd.Env = append(append([]string(nil), env...), "ADDR="+addr)
 	p.cmd.Stdout, p.cmd.Stderr = logs, logs
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
