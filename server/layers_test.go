@@ -19,7 +19,7 @@ const module = "github.com/tridenttaxis/trident-mcp/"
 // endpoint.
 var sharedPackages = []string{
 	"server", "server/mcphttp", "server/auth", "server/fastcall", "server/limits",
-	"server/metrics", "server/docspage", "server/draft2020", "server/geodesy",
+	"server/metrics", "server/telemetry", "server/docspage", "server/draft2020", "server/geodesy",
 	"server/mcphttp/mcphttptest", "server/servertest",
 }
 

@@ -131,6 +131,9 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			if rec.Tool != "" {
 				attrs = append(attrs, slog.String("tool", rec.Tool), slog.Bool("sse", rec.Stream), slog.Bool("fast", rec.Fast))
 			}
+			if rec.Trace != nil && rec.Trace.IsValid() { // a traced MCP request: its trace's ids
+				attrs = append(attrs, slog.String("trace_id", rec.Trace.TraceID().String()), slog.String("span_id", rec.Trace.SpanID().String()))
+			}
 			s.log.LogAttrs(r.Context(), slog.LevelInfo, "http request", attrs...)
 		}()
 		next.ServeHTTP(sw, r)

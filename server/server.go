@@ -57,6 +57,10 @@ func New(opts *Options, endpoints ...*mcphttp.Endpoint) (*Server, error) {
 	if s.metrics, err = metrics.New(s.registry); err != nil {
 		return nil, fmt.Errorf("server: Options.Registry: %w", err)
 	}
+	// What /readyz answers, for alerts: read at scrape time.
+	if err := s.registry.Register(metrics.Readiness(func() bool { return !s.draining.Load() && s.readyErr() == nil })); err != nil {
+		return nil, fmt.Errorf("server: Options.Registry: %w", err)
+	}
 	s.handler, err = s.routes()
 	if err != nil {
 		s.Close()

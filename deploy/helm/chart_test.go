@@ -521,3 +521,30 @@ func TestReplicatedPodRuns(t *testing.T) {
 		defer drain(t, p, d)
 	}
 }
+
+// TestTracingValues: tracing is off by default (no OTEL_* variable, so the
+// server exports nothing); with tracing.endpoint the pod gets the OTLP
+// endpoint, protocol and sampler, and the exporter's headers only from the
+// Secret named.
+func TestTracingValues(t *testing.T) {
+	for name := range envOf(checkPod(t, mustRender(t, nil)).Spec.Template.Spec.Containers[0]) {
+		if strings.HasPrefix(name, "OTEL_") {
+			t.Errorf("default values set %s: tracing must be off unless asked", name)
+		}
+	}
+	r := mustRender(t, map[string]any{"tracing": map[string]any{"endpoint": "http://otel-collector.observability:4317", "protocol": "grpc",
+		"samplerArg": 0.25, "headersSecret": "otlp-auth"}})
+	env := envOf(checkPod(t, r).Spec.Template.Spec.Containers[0])
+	for k, want := range map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://otel-collector.observability:4317", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc",
+		"OTEL_TRACES_SAMPLER": "parentbased_traceidratio", "OTEL_TRACES_SAMPLER_ARG": "0.25"} {
+		if env[k].Value != want {
+			t.Errorf("%s = %q, want %q", k, env[k].Value, want)
+		}
+	}
+	if ref := env["OTEL_EXPORTER_OTLP_HEADERS"].ValueFrom; ref == nil || ref.SecretKeyRef == nil || ref.SecretKeyRef.Name != "otlp-auth" || ref.SecretKeyRef.Key != "headers" {
+		t.Errorf("OTEL_EXPORTER_OTLP_HEADERS %+v, want the otlp-auth Secret's headers key", env["OTEL_EXPORTER_OTLP_HEADERS"])
+	}
+	if _, err := render(t, map[string]any{"tracing": map[string]any{"endpoint": "collector:4317"}}); err == nil {
+		t.Error("an endpoint without a scheme rendered; the schema should refuse it")
+	}
+}

@@ -195,6 +195,7 @@ func (d *door) observeTool(name string, h mcp.ToolHandler) mcp.ToolHandler {
 				outcome = metrics.Outcome(string(errcodes.InternalError))
 			}
 			d.metrics.ObserveToolCall(d.ep.Path, name, outcome, time.Since(start))
+			traceOutcome(ctx, outcome, requestRevision(req)) // tracing.go
 		}()
 		res, err = h(ctx, req)
 		if err == nil { // before the errors.As targets, which escape: a success allocates none
@@ -253,7 +254,11 @@ func (d *door) rpcMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			d.metrics.ObserveToolCall(d.ep.Path, metrics.UnknownTool, metrics.Outcome(string(errcodes.MethodNotFound)), 0)
 			return nil, RPCError(errcodes.MethodNotFound, Message(errcodes.MethodNotFound, "name", call.Params.Name))
 		}
-		return next(ctx, method, req)
+		res, err = next(ctx, method, req)
+		if method != methodCallTool { // a tool call's outcome is observeTool's
+			traceRPCOutcome(ctx, err)
+		}
+		return res, err
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/tridenttaxis/trident-mcp/server/docspage"
 	"github.com/tridenttaxis/trident-mcp/server/limits"
@@ -209,6 +210,10 @@ type CallInfo struct {
 	Tool   string
 	Stream bool
 	Fast   bool
+	// Trace is the request's span when tracing is on (tracing.go), for
+	// the access log's trace_id and span_id; nil otherwise (a pointer: an
+	// untraced request's CallInfo stays the size it was).
+	Trace *trace.SpanContext
 }
 
 type callInfoKey struct{}

@@ -19,6 +19,7 @@ import (
 	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
 	"github.com/tridenttaxis/trident-mcp/server/auth"
 	"github.com/tridenttaxis/trident-mcp/server/metrics"
+	"github.com/tridenttaxis/trident-mcp/server/telemetry"
 )
 
 // headerProtocolVersion is the MCP Streamable HTTP version header.
@@ -77,6 +78,7 @@ func (d *door) serveMCP(w http.ResponseWriter, r *http.Request) {
 	if d.serveSessionStream(w, r) { // GET and DELETE of a session (sessions.go)
 		return
 	}
+	arrived := arrival() // tracing.go
 	switch r.Method {
 	case http.MethodPost:
 	case http.MethodOptions:
@@ -122,6 +124,8 @@ func (d *door) serveMCP(w http.ResponseWriter, r *http.Request) {
 			}
 			defer release()
 			rec.Fast = true
+			r, span := d.traceRequest(r, arrived, methodCallTool, call.Tool(), telemetry.Meta{}, true)
+			defer span.End()
 			d.fast.Serve(&htmlUnescaper{ResponseWriter: w}, r, call)
 			return
 		}
@@ -169,8 +173,9 @@ func (d *door) serveMCP(w http.ResponseWriter, r *http.Request) {
 	var params struct {
 		Name json.RawMessage `json:"name"`
 		Meta struct {
-			ProgressToken json.RawMessage `json:"progressToken"`
-			LogLevel      json.RawMessage `json:"io.modelcontextprotocol/logLevel"` // SEP-2575: this request's log messages
+			ProgressToken  json.RawMessage `json:"progressToken"`
+			LogLevel       json.RawMessage `json:"io.modelcontextprotocol/logLevel"` // SEP-2575: this request's log messages
+			telemetry.Meta                 // SEP-414: traceparent, tracestate, baggage
 		} `json:"_meta"`
 	}
 	if len(env.Params) > 0 {
@@ -213,6 +218,8 @@ func (d *door) serveMCP(w http.ResponseWriter, r *http.Request) {
 		handler = s
 		rec.Stream = true
 	}
+	r, span := d.traceRequest(r, arrived, method, rec.Tool, params.Meta.Meta, false)
+	defer span.End()
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	handler.ServeHTTP(&htmlUnescaper{ResponseWriter: w}, r)

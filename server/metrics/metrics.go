@@ -46,6 +46,9 @@ const (
 	HTTPRequestDuration = "mcp_http_request_duration_seconds"
 	// HTTPInFlight is the number of HTTP requests being served.
 	HTTPInFlight = "mcp_http_in_flight_requests"
+	// Ready is 1 while the host's /readyz answers 200, 0 while it answers
+	// 503 (starting, an endpoint not ready, draining).
+	Ready = "mcp_ready"
 )
 
 // Outcomes of a tool call: "ok" or a catalogue code in lower case
@@ -169,4 +172,18 @@ func (c verdictCache) Collect(ch chan<- prometheus.Metric) {
 	hits, misses := c()
 	ch <- prometheus.MustNewConstMetric(verdictCacheLookups, prometheus.CounterValue, float64(hits), "hit")
 	ch <- prometheus.MustNewConstMetric(verdictCacheLookups, prometheus.CounterValue, float64(misses), "miss")
+}
+
+// Readiness reports [Ready]: ready is what /readyz decides, asked at each
+// scrape, so an alert sees a replica that stays out of its load balancer.
+func Readiness(ready func() bool) prometheus.Collector {
+	return prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: Ready,
+		Help: "1 while /readyz answers 200, 0 while it answers 503 (starting, an endpoint not ready, draining).",
+	}, func() float64 {
+		if ready() {
+			return 1
+		}
+		return 0
+	})
 }

@@ -66,6 +66,7 @@ func TestMetrics(t *testing.T) {
 // shared layer's prefix that the package does not define.
 func TestREADMEListsEverySeries(t *testing.T) {
 	reg, _ := populated(t)
+	reg.MustRegister(metrics.Readiness(func() bool { return true })) // the host registers it beside New's
 	promtest.CheckDocumented(t, reg, "../../README.md", "mcp_")
 }
 
@@ -76,5 +77,20 @@ func TestNewOnAUsedRegistry(t *testing.T) {
 	}
 	if _, err := metrics.New(reg); err == nil {
 		t.Error("a second New on the same registry succeeded; want an error (not a panic)")
+	}
+}
+
+// TestReadiness: mcp_ready follows what the host's readiness says, at
+// each scrape.
+func TestReadiness(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	ready := false
+	reg.MustRegister(metrics.Readiness(func() bool { return ready }))
+	if got := promtest.Series(t, reg)["mcp_ready{}"]; got != 0 {
+		t.Errorf("not ready: mcp_ready = %v, want 0", got)
+	}
+	ready = true
+	if got := promtest.Series(t, reg)["mcp_ready{}"]; got != 1 {
+		t.Errorf("ready: mcp_ready = %v, want 1", got)
 	}
 }

@@ -45,7 +45,7 @@ func (s *endpoint) callContext(ctx context.Context, act, tool string, given *mcp
 		c.journey = store.Journey{ID: refs.JourneyID, SessionID: refs.SessionID, Actor: act}
 	} else {
 		if err := s.keys.VerifyContext(act, *given); err != nil {
-			return c, invalidContext(err)
+			return c, invalidContext(fmt.Errorf("%w: %w", errSignature, err))
 		}
 		c.rc = *given
 		j, err := s.store.Journey(ctx, act, given.JourneyID)
@@ -55,7 +55,7 @@ func (s *endpoint) callContext(ctx context.Context, act, tool string, given *mcp
 		case err != nil:
 			return c, fmt.Errorf("relay: reading journey %s: %w", given.JourneyID, err)
 		case j.SessionID != given.SessionID:
-			return c, invalidContext(fmt.Errorf("journey %s is not in session %s", j.ID, given.SessionID))
+			return c, invalidContext(fmt.Errorf("journey %s: %w %s", j.ID, errSessionMismatch, given.SessionID))
 		}
 		c.journey = j
 		if c.fields, err = journey.Decode(j.Context); err != nil {

@@ -19,7 +19,7 @@ func (s *endpoint) verifyOptions(act string, rc mcptypes.RelayContext, given boo
 	b := signing.Binding{Actor: act, SessionID: rc.SessionID, JourneyID: rc.JourneyID}
 	for i, o := range opts {
 		if !given {
-			return invalidOption(fmt.Errorf("option %d: no context given, so its session and journey cannot match", i))
+			return invalidOption(fmt.Errorf("option %d: %w, so its session and journey cannot match", i, errNoContext))
 		}
 		if err := s.verifyOption(b, o); err != nil {
 			return invalidOption(fmt.Errorf("option %d (%s): %w", i, o.OptionID, err))

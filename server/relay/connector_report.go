@@ -93,15 +93,18 @@ func (c connectorReports) ReportSessionConnectors(ctx context.Context, req api.R
 	act := actor(ctx, nil)
 	forbidden := api.ReportSessionConnectors403JSONResponse{Error: "invalid_context", Message: "the context is not one Relay issued to this caller for a journey it keeps: pass the relay_context of a Relay response unchanged"}
 	if err := s.keys.VerifyContext(act, given); err != nil {
+		s.obs.refused(invalidContext(errSignature))
 		return forbidden, nil
 	}
 	j, err := s.store.Journey(ctx, act, given.JourneyID)
 	switch {
 	case errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrForeignActor):
+		s.obs.refused(invalidContext(err))
 		return forbidden, nil
 	case err != nil:
 		return nil, err
 	case j.SessionID != given.SessionID:
+		s.obs.refused(invalidContext(errSessionMismatch))
 		return forbidden, nil
 	}
 	rep.SessionID = given.SessionID

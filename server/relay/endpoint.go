@@ -38,6 +38,7 @@ type endpoint struct {
 	cooldowns  limits.Cooldowns
 	connectors *journey.Registry
 	store      store.Store
+	obs        *observer    // Relay's series and spans (observe.go)
 	stop       func() error // stops the purger and releases the store New opened
 }
 
@@ -67,9 +68,10 @@ func New(opts *Options) (*mcphttp.Endpoint, error) {
 	if o.Redis != nil {
 		s.cooldowns = limits.NewRedisCooldowns(o.Redis, o.RedisPrefix+"cooldown:", s.now)
 	}
+	s.obs = newObserver(s)
 	s.sources = make(map[string]sources.Source, len(configured))
 	for id, src := range configured {
-		s.sources[id] = s.budgeted(id, src)
+		s.sources[id] = s.observed(id, s.budgeted(id, src))
 	}
 	if s.manifest, err = relaycontracts.Set.Manifest(); err != nil {
 		return nil, err
@@ -100,6 +102,7 @@ func New(opts *Options) (*mcphttp.Endpoint, error) {
 		RouteScopes: []string{ScopeJourneysWrite},
 		Ready:       func() error { return s.store.Ping(context.Background()) },
 		Close:       s.stop,
+		Collectors:  s.obs.collectors(),
 	}
 	for _, t := range s.toolDefs {
 		ep.Tools = append(ep.Tools, mcphttp.Tool{Def: t, Handler: s.limited(t.Name, handlers[t.Name])})

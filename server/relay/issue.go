@@ -83,7 +83,7 @@ func (s *endpoint) issue(b signing.Binding, p registry.Provider, trip sources.Tr
 // has not expired.
 func (s *endpoint) verifyOption(b signing.Binding, o mcptypes.RideOption) error {
 	if err := s.keys.VerifyOption(b, o); err != nil {
-		return err
+		return fmt.Errorf("%w: %w", errSignature, err)
 	}
 	exp, err := time.Parse(time.RFC3339, o.ExpiresAt)
 	if err != nil {

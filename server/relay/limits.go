@@ -83,6 +83,7 @@ func (s *endpoint) coolingDown(ctx context.Context, provider string) time.Durati
 // coolDown leaves provider alone for wait: no search asks it, and
 // resolve_ride refuses its options, until the wait has passed.
 func (s *endpoint) coolDown(ctx context.Context, provider string, wait time.Duration) {
+	s.obs.cooledDown(provider)
 	if err := s.cooldowns.Hold(ctx, provider, wait); err != nil {
 		s.log.Log(ctx, unavailableLevel(err), "relay: cool-down store unavailable; this replica alone holds the cool-down", "provider", provider, "error", err.Error())
 	}
@@ -143,6 +144,7 @@ type budgetedSource struct {
 
 func (b budgetedSource) spend(ctx context.Context) error {
 	if wait, ok := b.s.limits.allow(ctx, "provider:"+b.provider, b.s.limits.budget); !ok {
+		b.s.obs.budgetExhausted(b.provider)
 		return &sources.Error{Code: mcptypes.ProviderErrorCodeRateLimited, RetryAfter: time.Duration(limits.RetryAfterSeconds(wait)) * time.Second,
 			Message: fmt.Sprintf("Relay's request budget for %s is spent for now", b.provider)}
 	}

@@ -53,6 +53,7 @@ type refusal struct {
 // true, the Refusal as structuredContent and its JSON as text, counted
 // under the catalogue code of its status (RELAY_INVALID_OPTION, ...).
 func (s *endpoint) refuse(_ context.Context, _ string, r *refusal) (*mcp.CallToolResult, error) {
+	s.obs.refused(r)
 	b, err := json.Marshal(r.out)
 	if err != nil {
 		return nil, fmt.Errorf("relay: encoding a refusal: %w", err)

@@ -360,6 +360,7 @@ func (s *endpoint) searchRides(ctx context.Context, req *mcp.CallToolRequest) (*
 	default:
 		out.Status = mcptypes.SearchRidesResultStatusAccessRequired
 	}
+	s.obs.search(out.Status)
 	event := store.Event{Kind: store.EventRequest, Tool: tool, Status: string(out.Status)}
 	if len(out.Options) > 0 {
 		event.RequestScope = out.Options[0].RequestScope

@@ -46,6 +46,7 @@ func (s *endpoint) openStore(o Options) error {
 			return errors.Join(err, remove())
 		}
 	}
+	s.store = observe(s.store, s.obs) // timed, counted and traced (observe.go)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

@@ -7,11 +7,15 @@ import (
 	"testing"
 	"time"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
 	"github.com/tridenttaxis/trident-mcp/internal/devissuer"
 	"github.com/tridenttaxis/trident-mcp/internal/devissuer/devissuertest"
 	"github.com/tridenttaxis/trident-mcp/server"
 	"github.com/tridenttaxis/trident-mcp/server/auth"
 	kit "github.com/tridenttaxis/trident-mcp/server/mcphttp/mcphttptest"
+	"github.com/tridenttaxis/trident-mcp/server/telemetry"
 	"github.com/tridenttaxis/trident-mcp/server/trident"
 )
 
@@ -100,4 +104,28 @@ func (w *benchWriter) WriteHeader(code int) {
 func (w *benchWriter) Write(b []byte) (int, error) {
 	w.WriteHeader(http.StatusOK)
 	return w.body.Write(b)
+}
+
+// BenchmarkTracedEstimateFare is BenchmarkEstimateFare with tracing on at
+// full sampling (always_on), spans batched as the command batches them,
+// to an exporter that drops them: what tracing costs per call in the
+// server, without the export's network. Beside BenchmarkEstimateFare it
+// gives the closing note's cost of tracing.
+func BenchmarkTracedEstimateFare(b *testing.B) {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.AlwaysSample()), sdktrace.WithBatcher(tracetest.NewNoopExporter()))
+	b.Cleanup(telemetry.Enable(tp))
+	h := newServer(b, nil).Handler()
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"estimate_fare","arguments":{"pickup":"Helensburgh Central Station","dropoff":"Glasgow Airport","vehicleType":"executive","meetAndGreet":false}}}`
+	headers := kit.Headers()
+	headers.Set("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+	call := benchCall(h, body, headers)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if rec := call(); rec.code != 200 || !bytes.Contains(rec.body.Bytes(), []byte(`"fareGBP":62.4`)) {
+			b.Fatalf("unexpected reply %d %s", rec.code, rec.body.Bytes())
+		}
+	}
+	b.StopTimer()
+	tp.Shutdown(b.Context())
 }

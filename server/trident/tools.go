@@ -17,6 +17,7 @@ import (
 	"github.com/tridenttaxis/trident-mcp/server/trident/fare"
 	"github.com/tridenttaxis/trident-mcp/server/trident/geo"
 	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
+	"github.com/tridenttaxis/trident-mcp/server/telemetry"
 	"github.com/tridenttaxis/trident-mcp/server/trident/validate"
 )
 
@@ -110,7 +111,9 @@ func (t *tools) price(ctx context.Context, tr trip, progress progressFunc) (pric
 	fail := func(code errcodes.Code, cause error) (priced, error) {
 		return priced{}, &mcphttp.ToolError{Code: string(code), Text: mcphttp.ToolText(code, tr.tool), Cause: cause}
 	}
-	from, to, err := t.geocodePair(ctx, tr.pickup, tr.dropoff, progress)
+	gctx, span := telemetry.Start(ctx, "trident.geocode") // the spans of the steps: tracing.go
+	from, to, err := t.geocodePair(gctx, tr.pickup, tr.dropoff, progress)
+	endStep(span, err)
 	switch {
 	case err == nil:
 	case errors.Is(err, geo.ErrNoMatch):
@@ -119,7 +122,9 @@ func (t *tools) price(ctx context.Context, tr trip, progress progressFunc) (pric
 		return fail(errcodes.RoutingUnavailable, err)
 	}
 	progress(2)
-	route, err := t.router.Route(ctx, from, to)
+	rctx, span := telemetry.Start(ctx, "trident.route")
+	route, err := t.router.Route(rctx, from, to)
+	endStep(span, err)
 	if err != nil {
 		if errors.Is(err, geo.ErrNoMatch) {
 			return fail(errcodes.GeocodeFailed, err)
@@ -143,7 +148,9 @@ func (t *tools) price(ctx context.Context, tr trip, progress progressFunc) (pric
 		}
 		ft.Depart, ft.Prebooked = depart, true
 	}
+	_, span = telemetry.Start(ctx, "trident.price")
 	q, err := t.tariff.Quote(ft)
+	endPrice(span, tr.vehicle, q, err)
 	switch {
 	case err == nil:
 	case errors.Is(err, fare.ErrCapacity):

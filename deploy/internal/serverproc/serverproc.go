@@ -76,6 +76,14 @@ type Process struct {
 // killed when the test ends.
 func Start(t testing.TB, bin, dir string, env []string) *Process {
 	t.Helper()
+	return StartOn(t, bin, dir, env, "127.0.0.1:0")
+}
+
+// StartOn is Start listening on addr (ADDR) rather than on a port of the
+// system's choosing, for a server that must know its port before it
+// starts (Relay's default Trident source is its own /mcp on that port).
+func StartOn(t testing.TB, bin, dir string, env []string, addr string) *Process {
+	t.Helper()
 	p := &Process{exited: make(chan struct{}), logs: filepath.Join(t.TempDir(), "server.log")}
 	logs, err := os.Create(p.logs)
 	if err != nil {
@@ -84,7 +92,7 @@ func Start(t testing.TB, bin, dir string, env []string) *Process {
 	defer logs.Close() // the child has its own descriptor
 	p.cmd = exec.Command(bin)
 	p.cmd.Dir = dir
-	p.cmd.Env = append(append([]string(nil), env...), "ADDR=127.0.0.1:0")
+	p.cmd.Env = append(append([]string(nil), env...), "ADDR="+addr)
 	p.cmd.Stdout, p.cmd.Stderr = logs, logs
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)

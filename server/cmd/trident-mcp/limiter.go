@@ -6,6 +6,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/tridenttaxis/trident-mcp/server/limits"
+	"github.com/tridenttaxis/trident-mcp/server/telemetry"
 )
 
 // openRedis opens the process's one Redis client when REDIS_URL is set, for
@@ -28,6 +29,9 @@ func openRedis(ctx context.Context, c *config) (redis.UniversalClient, func() er
 	client, err := limits.Connect(ctx, c.redisURL, limits.ConnectOptions{Timeout: c.redisTimeout, Logger: c.host.Logger})
 	if err != nil {
 		return nil, nil, err
+	}
+	if c.tracing.on {
+		client.AddHook(telemetry.RedisHook()) // a client span per command, its name only
 	}
 	shareRedis(c, client)
 	return client, client.Close, nil

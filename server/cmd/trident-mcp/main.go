@@ -40,6 +40,7 @@ import (
 
 	"github.com/tridenttaxis/trident-mcp/server"
 	"github.com/tridenttaxis/trident-mcp/server/relay"
+	"github.com/tridenttaxis/trident-mcp/server/telemetry"
 	"github.com/tridenttaxis/trident-mcp/server/trident"
 	"github.com/tridenttaxis/trident-mcp/server/trident/geo"
 )
@@ -70,6 +71,8 @@ type config struct {
 
 	redisURL, redisPrefix string        // REDIS_URL, REDIS_KEY_PREFIX: the one Redis client (limiter.go)
 	redisTimeout          time.Duration // REDIS_TIMEOUT: the budget of each of its calls
+
+	tracing tracingSettings // OTEL_*: tracing.go
 
 	// settings are every setting's value, for the options built once the
 	// server listens (Relay's: relayOptions).
@@ -121,6 +124,9 @@ func parseConfig(args []string, env environ) (*config, error) {
 	if c.geo, err = geoConfig(v); err != nil {
 		return nil, err
 	}
+	if c.tracing, err = tracingConfig(v); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
@@ -137,7 +143,18 @@ func run(ctx context.Context, args []string, env environ, stdout, stderr io.Writ
 		printVersion(stdout)
 		return nil
 	}
-	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: c.logLevel}))
+	var logHandler slog.Handler = slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: c.logLevel})
+	if c.tracing.on {
+		logHandler = telemetry.LogHandler(logHandler) // a traced call's lines carry trace_id and span_id
+	}
+	logger := slog.New(logHandler)
+	// Before anything is built: the HTTP clients of the geo back ends and of
+	// Relay's sources take the tracing transport as they are made.
+	stopTracing, err := startTracing(ctx, c.tracing, logger)
+	if err != nil {
+		return err
+	}
+	defer stopTracing(context.WithoutCancel(ctx)) // last: flushes what the shutdown traced
 	c.host.Logger, c.trident.Logger, c.geo.Logger = logger, logger, logger
 	if c.trident.Geocoder, c.trident.Router, err = c.geo.Build(); err != nil {
 		return err

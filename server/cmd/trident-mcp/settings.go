@@ -28,6 +28,7 @@ const (
 	groupServer  group = "server"
 	groupTrident group = "trident"
 	groupRelay   group = "relay"
+	groupTracing group = "tracing"
 )
 
 // groups are the groups in the order -h and the README show them, with
@@ -39,6 +40,7 @@ var groups = []struct {
 	{groupServer, "The server (every endpoint)"},
 	{groupTrident, "Trident Taxis (/mcp)"},
 	{groupRelay, "Relay rides (/mcp/rides)"},
+	{groupTracing, "Tracing (OpenTelemetry, every endpoint)"},
 }
 
 // settingDef is one setting of the binary, described once: the flags, -h,
@@ -129,6 +131,22 @@ var settings = []settingDef{
 	{env: "LYFT_API_URL", kind: kindString, def: lyft.DefaultBaseURL, group: groupRelay, help: "Lyft API base URL"},
 	{env: "LYFT_CLIENT_ID", kind: kindString, group: groupRelay, help: "Lyft client id for cost estimates, with a client-credentials token (unset: Lyft is not called)"},
 	{env: "LYFT_CLIENT_SECRET", kind: kindString, secret: true, group: groupRelay, help: "Lyft client secret"},
+
+	// Tracing: the OpenTelemetry SDK's standard variables (tracing.go).
+	{env: "OTEL_TRACES_EXPORTER", kind: kindString, shown: "none, or otlp when an OTLP endpoint is set", group: groupTracing,
+		help: "otlp to export traces over OTLP, none for no tracing (tracing is off unless this or an endpoint asks for it)"},
+	{env: "OTEL_EXPORTER_OTLP_ENDPOINT", kind: kindString, group: groupTracing,
+		help: "OTLP collector base URL (http://collector:4318 for OTLP/HTTP, to which /v1/traces is added; http://collector:4317 for gRPC); setting it turns tracing on"},
+	{env: "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", kind: kindString, group: groupTracing, help: "the traces endpoint URL, used as given (wins over OTEL_EXPORTER_OTLP_ENDPOINT)"},
+	{env: "OTEL_EXPORTER_OTLP_PROTOCOL", kind: kindString, def: "http/protobuf", group: groupTracing, help: "http/protobuf or grpc"},
+	{env: "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", kind: kindString, shown: "$OTEL_EXPORTER_OTLP_PROTOCOL", group: groupTracing, help: "the protocol of traces (wins over OTEL_EXPORTER_OTLP_PROTOCOL)"},
+	{env: "OTEL_EXPORTER_OTLP_HEADERS", kind: kindString, secret: true, group: groupTracing, help: "headers of every export, key=value,... percent-encoded (a collector's API key)"},
+	{env: "OTEL_TRACES_SAMPLER", kind: kindString, def: "parentbased_always_on", group: groupTracing,
+		help: "always_on, always_off, traceidratio, or parentbased_ one of those (follow the caller's sampling decision)"},
+	{env: "OTEL_TRACES_SAMPLER_ARG", kind: kindString, shown: "1.0", group: groupTracing, help: "the ratio of the traceidratio samplers, from 0 to 1"},
+	{env: "OTEL_SERVICE_NAME", kind: kindString, def: "trident-mcp", group: groupTracing, help: "service.name of the spans"},
+	{env: "OTEL_RESOURCE_ATTRIBUTES", kind: kindString, group: groupTracing, help: "more resource attributes, key=value,... (deployment.environment.name=prod)"},
+	{env: "OTEL_SDK_DISABLED", kind: kindBool, def: "false", group: groupTracing, help: "true turns tracing off whatever else is set"},
 }
 
 // retentionDays writes a retention as RELAY_RETENTION's documented whole

@@ -16,6 +16,7 @@ import (
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
 	trident "github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/server/relay/registry"
+	"github.com/tridenttaxis/trident-mcp/server/telemetry"
 )
 
 // Trident prices trips with Trident's own MCP endpoint, over HTTP
@@ -41,6 +42,11 @@ func NewTrident(endpoint string, opts ...client.Option) (*Trident, error) {
 	base := []client.Option{
 		client.WithRetry(client.RetryPolicy{MaxAttempts: 2, BaseDelay: 100 * time.Millisecond, MaxDelay: 200 * time.Millisecond, MaxRetryAfter: time.Second}),
 		client.WithProtocolVersion(client.DocumentedProtocolVersion),
+		// With tracing on, each request is a client span whose context
+		// rides in the traceparent header, so Trident's spans join the
+		// search's trace (headers rather than _meta: a call with _meta
+		// leaves Trident's fast path).
+		client.WithHTTPClient(&http.Client{Transport: telemetry.Transport(nil)}),
 	}
 	c, err := tridentclient.New(endpoint, append(base, opts...)...)
 	if err != nil {

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/tridenttaxis/trident-mcp/server/telemetry"
 )
 
 // DefaultTimeout bounds each request to an HTTP back end when no
@@ -82,7 +84,7 @@ func newHTTPConfig(opts []Option) httpConfig {
 	t.MaxIdleConnsPerHost = 32
 	t.MaxResponseHeaderBytes = maxResponseHeaderBytes
 	c := httpConfig{
-		timeout: DefaultTimeout, userAgent: DefaultUserAgent, client: &http.Client{Transport: t},
+		timeout: DefaultTimeout, userAgent: DefaultUserAgent, client: &http.Client{Transport: telemetry.Transport(t)}, // a client span per request when tracing is on
 		cacheSize: DefaultCacheSize, cacheTTL: DefaultCacheTTL,
 		breakerFailures: DefaultBreakerFailures, breakerOpen: DefaultBreakerOpen,
 		now: time.Now,

@@ -8,6 +8,8 @@ import (
 	"mime"
 	"net/http"
 	"time"
+
+	"github.com/tridenttaxis/trident-mcp/server/telemetry"
 )
 
 // MaxBody bounds the answer [Fetch] reads. A price list is a few KiB; a
@@ -96,5 +98,8 @@ func NoRedirects(client *http.Client) *http.Client {
 	}
 	c := *client
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	// Every provider's client is made here, so every upstream request is a
+	// client span carrying the search's trace context when tracing is on.
+	c.Transport = telemetry.Transport(c.Transport)
 	return &c
 }
