@@ -22,12 +22,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"github.com/tridenttaxis/trident-mcp/contracts"
+	tridentcontracts "github.com/tridenttaxis/trident-mcp/contracts/trident"
 	"github.com/tridenttaxis/trident-mcp/internal/devissuer"
 	"github.com/tridenttaxis/trident-mcp/internal/devissuer/devissuertest"
 	"github.com/tridenttaxis/trident-mcp/server"
 	"github.com/tridenttaxis/trident-mcp/server/auth"
 	"github.com/tridenttaxis/trident-mcp/server/trident"
-	tridentcontracts "github.com/tridenttaxis/trident-mcp/contracts/trident"
 )
 
 // fareTime pins the server's fare clock: the seed's samples are priced on

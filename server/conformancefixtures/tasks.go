@@ -36,7 +36,7 @@ func (f *fixtures) taskTools() []mcphttp.Tool {
 			Handler: f.slowCompute,
 		},
 		{
-			Def: &mcp.Tool{Name: "failing_job", Description: "Runs only as a task, and fails as a tool after a second (an isError result)", InputSchema: objectSchema},
+			Def:  &mcp.Tool{Name: "failing_job", Description: "Runs only as a task, and fails as a tool after a second (an isError result)", InputSchema: objectSchema},
 			Task: mcphttp.TaskRequired,
 			Handler: func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				return mcphttp.RunAsTask(ctx, req, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -48,7 +48,7 @@ func (f *fixtures) taskTools() []mcphttp.Tool {
 			},
 		},
 		{
-			Def: &mcp.Tool{Name: "protocol_error_job", Description: "Runs as a task that crashes: a protocol error, the task failed", InputSchema: objectSchema},
+			Def:  &mcp.Tool{Name: "protocol_error_job", Description: "Runs as a task that crashes: a protocol error, the task failed", InputSchema: objectSchema},
 			Task: mcphttp.TaskOptional,
 			Handler: func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				return mcphttp.RunAsTask(ctx, req, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -78,7 +78,7 @@ func (f *fixtures) taskTools() []mcphttp.Tool {
 			},
 		},
 		{
-			Def: &mcp.Tool{Name: "multi_input", Description: "Runs as a task that asks two questions at once", InputSchema: objectSchema},
+			Def:  &mcp.Tool{Name: "multi_input", Description: "Runs as a task that asks two questions at once", InputSchema: objectSchema},
 			Task: mcphttp.TaskOptional,
 			Handler: func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				return mcphttp.RunAsTask(ctx, req, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -96,7 +96,7 @@ func (f *fixtures) taskTools() []mcphttp.Tool {
 		{
 			// SEP-2663 with SEP-2322: input first, in the call itself; the
 			// retry that brings it becomes the task.
-			Def: &mcp.Tool{Name: "test_tool_with_task", Description: "Asks for a name in the call, then greets as a task", InputSchema: objectSchema},
+			Def:  &mcp.Tool{Name: "test_tool_with_task", Description: "Asks for a name in the call, then greets as a task", InputSchema: objectSchema},
 			Task: mcphttp.TaskRequired, NeedsInput: true,
 			Handler: func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				name, _ := accepted(req.Params.InputResponses, "user_name")["name"].(string)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync"
 	"time"
-
 )
 
 // Rule caps one tool's calls for one client: the per-client limit the front

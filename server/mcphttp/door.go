@@ -18,8 +18,8 @@ import (
 	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
 	"github.com/tridenttaxis/trident-mcp/server/auth"
 	"github.com/tridenttaxis/trident-mcp/server/fastcall"
-	"github.com/tridenttaxis/trident-mcp/server/metrics"
 	"github.com/tridenttaxis/trident-mcp/server/limits"
+	"github.com/tridenttaxis/trident-mcp/server/metrics"
 )
 
 // Config is what the front door needs from the host: the settings shared by

@@ -6,9 +6,9 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/tridenttaxis/trident-mcp/server/limits"
 	"github.com/tridenttaxis/trident-mcp/server/trident/fare"
 	"github.com/tridenttaxis/trident-mcp/server/trident/geo"
-	"github.com/tridenttaxis/trident-mcp/server/limits"
 )
 
 // Defaults for the zero values of [Options].

@@ -14,10 +14,10 @@ import (
 
 	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
 	"github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
-	"github.com/tridenttaxis/trident-mcp/server/trident/fare"
-	"github.com/tridenttaxis/trident-mcp/server/trident/geo"
 	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
 	"github.com/tridenttaxis/trident-mcp/server/telemetry"
+	"github.com/tridenttaxis/trident-mcp/server/trident/fare"
+	"github.com/tridenttaxis/trident-mcp/server/trident/geo"
 	"github.com/tridenttaxis/trident-mcp/server/trident/validate"
 )
 
