@@ -19,6 +19,7 @@ import (
 	"github.com/tridenttaxis/trident-mcp/server/relay/sources/lyft"
 	"github.com/tridenttaxis/trident-mcp/server/relay/sources/uber"
 	"github.com/tridenttaxis/trident-mcp/server/relay/store"
+	"github.com/tridenttaxis/trident-mcp/server/telemetry"
 )
 
 // Defaults for the zero values of [Options].
@@ -236,7 +237,9 @@ func (r *Options) sources() (map[string]sources.Source, error) {
 			access = append(access, client.WithHeader(mcphttp.InternalCallerHeader, r.TridentInternalToken))
 		}
 		if r.TridentHandler != nil {
-			access = append(access, client.WithHTTPClient(&http.Client{Transport: client.InProcess(r.TridentHandler)}))
+			// Still through telemetry's transport: each call a client span,
+			// its context in the traceparent header, as over a socket.
+			access = append(access, client.WithHTTPClient(&http.Client{Transport: telemetry.Transport(client.InProcess(r.TridentHandler))}))
 		}
 		src, err := sources.NewTrident(r.TridentURL, access...)
 		if err != nil {
