@@ -229,7 +229,7 @@ func (r *Options) sources() (map[string]sources.Source, error) {
 			return nil, err
 		}
 		if c.Configured() {
-			out[uber.Provider] = sources.EstimatorSource{Estimator: c, Operation: "GET " + uber.PricePath}
+			out[uber.Provider] = sources.EstimatorSource{Estimator: c, Operation: "GET " + uber.PricePath, ETA: c, ETAOperation: "GET " + uber.TimePath}
 		}
 	}
 	if _, listed := r.Registry.Lookup(lyft.Provider); listed {
@@ -238,7 +238,7 @@ func (r *Options) sources() (map[string]sources.Source, error) {
 			return nil, err
 		}
 		if c.Configured() {
-			out[lyft.Provider] = sources.EstimatorSource{Estimator: c, Operation: "GET " + lyft.CostPath}
+			out[lyft.Provider] = sources.EstimatorSource{Estimator: c, Operation: "GET " + lyft.CostPath, ETA: c, ETAOperation: "GET " + lyft.ETAPath}
 		}
 	}
 	for id, src := range r.Sources {

@@ -125,9 +125,9 @@ var settings = []settingDef{
 	{env: "RELAY_RETENTION", kind: kindPeriod, def: retentionDays(store.DefaultRetention), group: groupRelay,
 		help: "how long Relay keeps idle journeys and retained events, a duration or whole days (720h, 30d); a background purge deletes the rest"},
 	{env: "UBER_API_URL", kind: kindString, def: uber.DefaultBaseURL, group: groupRelay, help: "Uber API base URL"},
-	{env: "UBER_ACCESS_TOKEN", kind: kindString, secret: true, group: groupRelay, help: "Uber access token for price estimates (unset: Uber is credentials_required, not called)"},
+	{env: "UBER_ACCESS_TOKEN", kind: kindString, secret: true, group: groupRelay, help: "Uber access token for price estimates (GET /v1.2/estimates/price) and pickup ETAs (GET /v1.2/estimates/time); unset: Uber is credentials_required, not called"},
 	{env: "LYFT_API_URL", kind: kindString, def: lyft.DefaultBaseURL, group: groupRelay, help: "Lyft API base URL"},
-	{env: "LYFT_CLIENT_ID", kind: kindString, group: groupRelay, help: "Lyft client id for cost estimates, with a client-credentials token (unset: Lyft is not called)"},
+	{env: "LYFT_CLIENT_ID", kind: kindString, group: groupRelay, help: "Lyft client id for cost estimates (GET /v1/cost) and pickup ETAs (GET /v1/eta), with a client-credentials token; unset: Lyft is not called"},
 	{env: "LYFT_CLIENT_SECRET", kind: kindString, secret: true, group: groupRelay, help: "Lyft client secret"},
 }
 
