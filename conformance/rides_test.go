@@ -238,9 +238,11 @@ var _ = Describe("Relay rides (/mcp/rides)", Label("rides"), func() {
 			Expect(links[id]["parameters_applied"]).To(Equal(true), id)
 			Expect(links[id]["url"]).To(And(ContainSubstring("40.6413"), ContainSubstring("-73.7781"), ContainSubstring("40.758"), ContainSubstring("-73.9855")), id)
 		}
-		for _, id := range []string{"bolt", "freenow"} {
-			Expect(links[id]["destination_kind"]).To(Equal("provider_entry"), id)
-			Expect(links[id]["parameters_applied"]).To(Equal(false), id)
+		// Coverage: Trident serves Argyll & Bute, Gett the UK and Israel,
+		// Bolt and FREENOW Europe (and Bolt Africa): none operates in New
+		// York, so none is offered there.
+		for _, id := range []string{"trident", "gett", "bolt", "freenow"} {
+			Expect(links).NotTo(HaveKey(id), "%s does not operate in New York", id)
 		}
 		raw, _ := json.Marshal(sc["continuation_context"])
 		Expect(string(raw)).NotTo(ContainSubstring("40.6413"), "continuation_context carries no coordinates")
