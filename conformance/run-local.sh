@@ -112,7 +112,9 @@ server_defaults=(CONFORMANCE_FORBIDDEN_ORIGIN=https://attacker.example CONFORMAN
 pass_public() {
 	local addr down
 	addr="127.0.0.1:$(free_port)"
-	start_server "$addr" || return
+	# Options live 5 s here, so the expiry spec can wait one out and see it
+	# refused (against the default five minutes it skips).
+	start_server "$addr" RELAY_OPTION_TTL=5s || return
 	# A second instance whose router is unreachable, for ROUTING_UNAVAILABLE.
 	down="127.0.0.1:$(free_port)"
 	start_server "$down" ROUTER=osrm OSRM_URL="http://127.0.0.1:$(free_port)" || return
