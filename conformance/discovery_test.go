@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -160,7 +161,14 @@ var _ = Describe("protected-resource metadata (RFC 9728)", Label("discovery"), f
 			Skip("this server serves no Relay endpoint")
 		}
 		m, doc := read(ridesURL())
-		check(ridesURL(), ridesURL(), m, doc)
+		// Relay's resource is the server's public base URL and Relay's
+		// path (RELAY_RESOURCE_URL's default), as Trident's is
+		// --resource: the same as ridesURL() unless a proxy stands between.
+		resource := ridesURL()
+		if u, err := url.Parse(ridesURL()); err == nil {
+			resource = strings.TrimRight(cfg.PublicBaseURL, "/") + u.Path
+		}
+		check(ridesURL(), resource, m, doc)
 		if serverMode == ModeOAuth || len(m.ScopesSupported) > 0 {
 			for _, s := range ridesScopes {
 				Expect(m.ScopesSupported).To(ContainElement(s), "the scope Relay's tools ask for\n%s", doc)
