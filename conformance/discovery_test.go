@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -98,5 +99,80 @@ var _ = Describe("OAuth discovery", Label("oauth"), func() {
 			served++
 		}
 		Expect(served).To(BeNumerically(">", 0), "the advertised authorization server %s serves no RFC 8414 metadata:\n  %s", advertised, strings.Join(tried, "\n  "))
+	})
+})
+
+// Every endpoint's RFC 9728 metadata, read in either mode: the
+// path-suffixed document a client that knows only the endpoint finds first
+// (section 3.1), naming that endpoint as its resource, taking bearer tokens
+// in the header only, and listing the scopes the endpoint's tools ask for
+// (Relay's, where it lists any; OAuth mode's challenges check that it
+// does). In public mode it names no authorization server, and a public
+// server that publishes none is skipped, saying so.
+var _ = Describe("protected-resource metadata (RFC 9728)", Label("discovery"), func() {
+	type metadata struct {
+		Resource             string   `json:"resource"`
+		AuthorizationServers []string `json:"authorization_servers"`
+		BearerMethods        []string `json:"bearer_methods_supported"`
+		ScopesSupported      []string `json:"scopes_supported"`
+	}
+	// read finds the document as a client does: the path-suffixed one,
+	// then the root one.
+	read := func(endpoint string) (metadata, string) {
+		GinkgoHelper()
+		var tried []string
+		for _, u := range ResourceMetadataURLs(endpoint) {
+			ex, err := anonymous().Get(suiteCtx, u)
+			Expect(err).NotTo(HaveOccurred())
+			if ex.Status != http.StatusOK {
+				tried = append(tried, fmt.Sprintf("%s: HTTP %d", u, ex.Status))
+				continue
+			}
+			var m metadata
+			Expect(json.Unmarshal(ex.Body, &m)).To(Succeed(), "%s is not JSON\n%s", u, ex.String())
+			return m, ex.String()
+		}
+		if serverMode == ModePublic {
+			// A public server need not publish the document (it names no
+			// authorization server); one that does is checked in full.
+			Skip(fmt.Sprintf("this public server publishes no protected-resource metadata for %s:\n  %s", endpoint, strings.Join(tried, "\n  ")))
+		}
+		Fail(fmt.Sprintf("no protected-resource metadata for %s:\n  %s", endpoint, strings.Join(tried, "\n  ")))
+		return metadata{}, ""
+	}
+	check := func(endpoint, resource string, m metadata, doc string) {
+		GinkgoHelper()
+		Expect(SameURL(m.Resource, resource)).To(BeTrue(), "resource %q, want %q\n%s", m.Resource, resource, doc)
+		Expect(m.BearerMethods).To(Equal([]string{"header"}), "bearer tokens in the Authorization header only\n%s", doc)
+		if serverMode == ModePublic {
+			Expect(m.AuthorizationServers).To(BeEmpty(), "a public server names no authorization server\n%s", doc)
+		} else {
+			Expect(m.AuthorizationServers).NotTo(BeEmpty(), "OAuth mode, but no authorization server\n%s", doc)
+		}
+	}
+
+	It("describes the Trident endpoint", func() {
+		m, doc := read(cfg.Endpoint)
+		check(cfg.Endpoint, cfg.Resource, m, doc)
+	})
+
+	It("describes the Relay endpoint, with Relay's scopes", func() {
+		if ridesURL() == "" || !ridesServed() {
+			Skip("this server serves no Relay endpoint")
+		}
+		m, doc := read(ridesURL())
+		// Relay's resource is the server's public base URL and Relay's
+		// path (RELAY_RESOURCE_URL's default), as Trident's is
+		// --resource: the same as ridesURL() unless a proxy stands between.
+		resource := ridesURL()
+		if u, err := url.Parse(ridesURL()); err == nil {
+			resource = strings.TrimRight(cfg.PublicBaseURL, "/") + u.Path
+		}
+		check(ridesURL(), resource, m, doc)
+		if serverMode == ModeOAuth || len(m.ScopesSupported) > 0 {
+			for _, s := range ridesScopes {
+				Expect(m.ScopesSupported).To(ContainElement(s), "the scope Relay's tools ask for\n%s", doc)
+			}
+		}
 	})
 })

@@ -31,9 +31,10 @@ var ridesFlag = flag.String("rides-endpoint", os.Getenv("CONFORMANCE_RIDES_ENDPO
 // there.
 var ridesToken = os.Getenv("CONFORMANCE_RIDES_TOKEN")
 
-// ridesTTL (CONFORMANCE_RIDES_TTL, e.g. 3s) is the server's RELAY_OPTION_TTL
-// when the runner started it short; without it the expiry spec is skipped.
-var ridesTTL = os.Getenv("CONFORMANCE_RIDES_TTL")
+// shortTTL is the longest option lifetime the expiry spec waits out: the
+// suite's local run starts the server with RELAY_OPTION_TTL=5s; against a
+// server whose options live longer (the default five minutes) it skips.
+const shortTTL = 30 * time.Second
 
 // rides is what the Relay specs read from contracts/relay.
 type ridesContracts struct {
@@ -340,12 +341,44 @@ var _ = Describe("Relay rides (/mcp/rides)", Label("rides"), func() {
 			Expect(links[id]["parameters_applied"]).To(Equal(true), id)
 			Expect(links[id]["url"]).To(And(ContainSubstring("40.6413"), ContainSubstring("-73.7781"), ContainSubstring("40.758"), ContainSubstring("-73.9855")), id)
 		}
-		for _, id := range []string{"bolt", "freenow"} {
-			Expect(links[id]["destination_kind"]).To(Equal("provider_entry"), id)
-			Expect(links[id]["parameters_applied"]).To(Equal(false), id)
+		// Coverage: Trident serves Argyll & Bute, Gett the UK and Israel,
+		// Bolt and FREENOW Europe (and Bolt Africa): none operates in New
+		// York, so none is offered there.
+		for _, id := range []string{"trident", "gett", "bolt", "freenow"} {
+			Expect(links).NotTo(HaveKey(id), "%s does not operate in New York", id)
 		}
 		raw, _ := json.Marshal(sc["continuation_context"])
 		Expect(string(raw)).NotTo(ContainSubstring("40.6413"), "continuation_context carries no coordinates")
+	})
+
+	It("offers no provider entry path outside the provider's coverage, the same rule as search_rides", func() {
+		// Trident serves Argyll & Bute only: its entry path for a New York
+		// trip is refused, naming the field; without a route it is offered.
+		sc := ridesRefusal("get_ride_booking_handoff", map[string]any{"provider": "trident", "search": map[string]any{"pickup": jfk, "dropoff": timesSq}}, "invalid_arguments")
+		raw, _ := json.Marshal(sc["fields"])
+		Expect(string(raw)).To(ContainSubstring(`"/provider"`), "the refusal names /provider")
+		h := ridesCall("get_ride_booking_handoff", map[string]any{"provider": "trident"}, false)
+		Expect(h["url"]).To(HavePrefix("https://"), "Trident's entry page without a route")
+	})
+
+	It("gives an app-scheme link its web fallback", func() {
+		london := map[string]any{"latitude": 51.5308, "longitude": -0.1238}
+		heathrow := map[string]any{"latitude": 51.47, "longitude": -0.4543}
+		sc := ridesCall("search_rides", map[string]any{"pickup": london, "dropoff": heathrow}, false)
+		apps := 0
+		for _, x := range sc["browser_handoffs"].([]any) {
+			h := x.(map[string]any)
+			url, _ := h["url"].(string)
+			if strings.HasPrefix(url, "https://") {
+				Expect(h["fallback_url"]).To(BeNil(), "%s: a web link needs no fallback", h["provider"])
+				continue
+			}
+			apps++
+			Expect(h["fallback_url"]).To(And(BeAssignableToTypeOf(""), HavePrefix("https://")), "%s: %s opens nothing without the app: it needs a web fallback", h["provider"], url)
+		}
+		if apps == 0 {
+			Skip("no app-scheme link in a London search on this server")
+		}
 	})
 
 	Context("with issued options", func() {
@@ -416,14 +449,27 @@ var _ = Describe("Relay rides (/mcp/rides)", Label("rides"), func() {
 			}
 		})
 
-		It("refuses an option after it expires", Label("slow"), func() {
-			if ridesTTL == "" {
-				Skip("CONFORMANCE_RIDES_TTL is not set (start the server with a short RELAY_OPTION_TTL and pass it)")
+		It("issues options that live at most five minutes, and refuses them once expired", Label("slow"), func() {
+			searched := time.Now()
+			opts := search["options"].([]any)
+			o := opts[0].(map[string]any)
+			issued, err := time.Parse(time.RFC3339, o["issued_at"].(string))
+			Expect(err).NotTo(HaveOccurred(), "issued_at %v", o["issued_at"])
+			expires, err := time.Parse(time.RFC3339, o["expires_at"].(string))
+			Expect(err).NotTo(HaveOccurred(), "expires_at %v", o["expires_at"])
+			ttl := expires.Sub(issued)
+			Expect(ttl).To(And(BeNumerically(">", 0), BeNumerically("<=", 5*time.Minute)), "options expire after at most five minutes: issued %s, expires %s", issued, expires)
+			if ttl > shortTTL {
+				Skip(fmt.Sprintf("the server's options live %s (expires_at - issued_at); the suite waits out at most %s: start it with a short RELAY_OPTION_TTL (the local run uses 5s)", ttl, shortTTL))
 			}
-			ttl, err := time.ParseDuration(ridesTTL)
-			Expect(err).NotTo(HaveOccurred())
-			time.Sleep(ttl + time.Second)
-			ridesRefusal("compare_rides", map[string]any{"options": search["options"], "context": search["relay_context"]}, "invalid_option")
+			// Wait out the lifetime as the server counts it (from issued_at,
+			// to the second), measured from when the search answered, so a
+			// skewed clock on either side changes nothing.
+			time.Sleep(time.Until(searched.Add(ttl + 1500*time.Millisecond)))
+			ctx := search["relay_context"]
+			ridesRefusal("compare_rides", map[string]any{"options": []any{o}, "context": ctx}, "invalid_option")
+			ridesRefusal("resolve_ride", map[string]any{"option": o, "context": ctx}, "invalid_option")
+			ridesRefusal("get_ride_booking_handoff", map[string]any{"option": o, "context": ctx}, "invalid_option")
 		})
 	})
 })

@@ -114,9 +114,11 @@ server_defaults=(CONFORMANCE_FORBIDDEN_ORIGIN=https://attacker.example CONFORMAN
 pass_public() {
 	local addr down uber fake_uber db
 	addr="127.0.0.1:$(free_port)"
-	# Its store where the suite can read the retained signals.
+	# Its store where the suite can read the retained signals; options live
+	# 5 s here, so the expiry spec can wait one out and see it refused
+	# (against the default five minutes it skips).
 	db="sqlite:$launch_dir/relay-public.db"
-	start_server "$addr" RELAY_DATABASE_URL="$db" || return
+	start_server "$addr" RELAY_DATABASE_URL="$db" RELAY_OPTION_TTL=5s || return
 	# A second instance whose router is unreachable, for ROUTING_UNAVAILABLE.
 	down="127.0.0.1:$(free_port)"
 	start_server "$down" ROUTER=osrm OSRM_URL="http://127.0.0.1:$(free_port)" || return

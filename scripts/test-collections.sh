@@ -31,9 +31,10 @@ newman() {
 run_public() {
 	local addr="127.0.0.1:$(free_port)"
 	start_server "$addr" || return
-	echo "test-collections: [public] the whole Postman collection against http://$addr/mcp"
-	newman --env-var "mcpEndpoint=http://$addr/mcp" --env-var "ridesEndpoint=http://$addr/mcp/rides" --env-var "connectorsEndpoint=http://$addr/v1/session/connectors" || return
-	MCP_ENDPOINT="http://$addr/mcp" "$node" tools/js/check-collections.mjs
+	# One value, as an API tester sets it: the endpoints derive from baseUrl.
+	echo "test-collections: [public] the whole Postman collection against baseUrl=http://$addr"
+	newman --env-var "baseUrl=http://$addr" || return
+	BASE_URL="http://$addr" "$node" tools/js/check-collections.mjs
 }
 
 run_oauth() {
@@ -62,7 +63,7 @@ run_oauth() {
 		sed -n 's/.*"access_token":"\([^"]*\)".*/\1/p')"
 	[ -n "$rides_token" ] || { echo "test-collections: the dev issuer minted no Relay token" >&2; cat "$log" >&2; return 1; }
 	echo "test-collections: [oauth] the whole Postman collection against http://$addr/mcp and /mcp/rides, with tokens"
-	newman --env-var "mcpEndpoint=http://$addr/mcp" --env-var "ridesEndpoint=http://$addr/mcp/rides" --env-var "connectorsEndpoint=http://$addr/v1/session/connectors" --env-var "accessToken=$token" \
+	newman --env-var "baseUrl=http://$addr" --env-var "accessToken=$token" \
 		--env-var "ridesAccessToken=$rides_token"
 }
 

@@ -161,6 +161,13 @@ func (s *Server) mount(mux *http.ServeMux, ep *mcphttp.Endpoint) (*docspage.Endp
 	if err != nil {
 		return nil, fmt.Errorf("server: docs of %s: %w", ep.Path, err)
 	}
+	if d.ProtocolVersions == nil {
+		// What the front door negotiates for every endpoint, newest first.
+		d.ProtocolVersions = mcphttp.ProtocolVersions()
+		if want := s.opts.ProtocolVersions; len(want) > 0 {
+			d.ProtocolVersions = slices.DeleteFunc(d.ProtocolVersions, func(v string) bool { return !slices.Contains(want, v) })
+		}
+	}
 	return &d, nil
 }
 

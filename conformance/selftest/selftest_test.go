@@ -229,7 +229,10 @@ func startPublic(t *testing.T, bin string) target {
 	t.Helper()
 	// Several suites run at once from one address, over Relay's default
 	// per-caller limit: it is off here (its own tests are in server/relay).
-	base := testserver.Start(t, bin, testserver.FreeAddr(t), "RELAY_RATE_LIMIT=0")
+	// Options live 10 s, short enough for the expiry spec to wait one out
+	// (rides-accepts-expired-options) and long enough for suites running
+	// side by side to use theirs before it expires.
+	base := testserver.Start(t, bin, testserver.FreeAddr(t), "RELAY_RATE_LIMIT=0", "RELAY_OPTION_TTL=10s")
 	routing := testserver.Start(t, bin, testserver.FreeAddr(t), "ROUTER=osrm", "OSRM_URL=http://"+testserver.FreeAddr(t))
 	return target{base: base, routing: routing + "/mcp"}
 }

@@ -101,6 +101,44 @@ describe('public mode', () => {
     assert.ok(!(await p.page.content()).includes('localhost:8080'), 'the page still names localhost:8080');
   });
 
+  test("each endpoint's header lists every protocol revision it serves", async () => {
+    for (const id of ['trident', 'relay']) {
+      const revisions = await p.page.locator(`#${id} .facts .revisions code[data-revision]`).allTextContents();
+      for (const want of ['2026-07-28', '2025-11-25', '2025-06-18']) {
+        assert.ok(revisions.includes(want), `#${id} header lists ${JSON.stringify(revisions)}, not ${want}`);
+      }
+    }
+  });
+
+  test("Relay's text gives the option lifetime in words", async () => {
+    const text = await p.page.locator('#relay > p').first().textContent();
+    assert.match(text, /valid for 5 minutes at most/);
+    assert.doesNotMatch(text, /\dm\ds/, 'a Go duration (5m0s) in the text');
+  });
+
+  test('the sidebar breaks a tool name only between its words', async () => {
+    await p.page.screenshot({ path: join(shots, 'public-sidebar-1280.png'), clip: { x: 0, y: 0, width: 260, height: 900 } });
+    // Where a name wraps, the character before the break must be an
+    // underscore: no line of the sidebar starts inside a word.
+    const broken = await p.page.evaluate(() => [...document.querySelectorAll('.toc li code')].flatMap((code) => {
+      const chars = [];
+      const walk = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+      for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+        for (let i = 0; i < n.data.length; i++) {
+          const r = document.createRange();
+          r.setStart(n, i); r.setEnd(n, i + 1);
+          chars.push({ c: n.data[i], top: Math.round(r.getBoundingClientRect().top) });
+        }
+      }
+      const bad = [];
+      for (let i = 1; i < chars.length; i++) {
+        if (chars[i].top > chars[i - 1].top && chars[i - 1].c !== '_') bad.push(code.textContent + ' breaks after ' + chars.slice(0, i).map((x) => x.c).join(''));
+      }
+      return bad;
+    }));
+    assert.deepEqual(broken, []);
+  });
+
   test('every snippet has a copy button that copies it', async () => {
     const bare = await p.page.evaluate(() => [...document.querySelectorAll('pre')]
       .filter((pre) => !pre.closest('.log') && !pre.closest('.auth-challenge') && !pre.parentElement.querySelector('button.copy')).length);

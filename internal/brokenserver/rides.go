@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // ridesVariants are defects of the Relay rides endpoint (/mcp/rides), which
@@ -46,6 +47,20 @@ func ridesVariants() []Variant {
 			},
 		},
 		{
+			Name: "rides-accepts-expired-options", Defect: "accepts a Relay option after its expires_at",
+			MustFail: []string{"refuses them once expired"},
+			Response: func(ex *Exchange, _ Options) {
+				if !rides(ex) || ex.Status != http.StatusOK || !presentsExpiredOption(ex.RequestBody) {
+					return
+				}
+				ex.editMessages(func(m map[string]any) {
+					if sc := structured(m); sc != nil && sc["status"] == "invalid_option" {
+						m["result"].(map[string]any)["isError"] = false
+					}
+				})
+			},
+		},
+		{
 			Name: "rides-links-without-coordinates", Defect: "hands off to Uber's and Lyft's entry pages although the coordinates are known",
 			MustFail: []string{"New York"},
 			Response: func(ex *Exchange, _ Options) {
@@ -83,4 +98,28 @@ func rewriteText(m map[string]any) {
 			item["text"] = string(b)
 		}
 	}
+}
+
+// presentsExpiredOption reports whether a tools/call body hands Relay an
+// option (option, or one of options) whose expires_at has passed.
+func presentsExpiredOption(body []byte) bool {
+	var call struct {
+		Params struct {
+			Arguments struct {
+				Option  map[string]any   `json:"option"`
+				Options []map[string]any `json:"options"`
+			} `json:"arguments"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &call) != nil {
+		return false
+	}
+	for _, o := range append(call.Params.Arguments.Options, call.Params.Arguments.Option) {
+		if s, ok := o["expires_at"].(string); ok {
+			if t, err := time.Parse(time.RFC3339, s); err == nil && time.Now().After(t) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -1,8 +1,12 @@
 // Package fakeproviders serves fakes of the two priced ride APIs Relay
-// calls, Uber's Riders API (GET /v1.2/estimates/price) and Lyft's public
-// API (POST /oauth/token, GET /v1/cost), on loopback httptest servers, in
-// those APIs' own request and response formats: Uber's prices in major
-// units as JSON numbers (null for a metered taxi), Lyft's in integer cents.
+// calls, Uber's Riders API (GET /v1.2/estimates/price, and the pickup ETAs
+// of GET /v1.2/estimates/time) and Lyft's public API (POST /oauth/token, GET
+// /v1/cost, and the pickup ETAs of GET /v1/eta), on loopback httptest
+// servers, in those APIs' own request and response formats: Uber's prices
+// in major units as JSON numbers (null for a metered taxi), Lyft's in
+// integer cents, both ETAs in whole seconds. The ETA endpoints have a knob
+// of their own (SetTimeKnob, SetETAKnob), so a test can fail one call of a
+// search and not the other.
 //
 // Why fakes and not recorded answers: the adapters' hard parts are the
 // failures, and a test must say which one comes next. Each fake has a

@@ -11,7 +11,25 @@ import (
 const (
 	LyftTokenPath = "/oauth/token"
 	LyftCostPath  = "/v1/cost"
+	LyftETAPath   = "/v1/eta"
 )
+
+// LyftETAEstimate is one element of Lyft's eta_estimates[] (GET /v1/eta),
+// field for field: eta_seconds is the pickup ETA, null when Lyft has none.
+type LyftETAEstimate struct {
+	DisplayName     string       `json:"display_name"`
+	RideType        string       `json:"ride_type"`
+	ETASeconds      *json.Number `json:"eta_seconds"`
+	IsValidEstimate bool         `json:"is_valid_estimate"`
+}
+
+// LyftDefaultETAs is the eta_estimates[] [NewLyft] answers: an ETA for
+// Lyft and Lyft Shared, and one Lyft marks invalid with no seconds.
+var LyftDefaultETAs = []LyftETAEstimate{
+	{DisplayName: "Lyft", RideType: "lyft", ETASeconds: N("240"), IsValidEstimate: true},
+	{DisplayName: "Lyft Shared", RideType: "lyft_line", ETASeconds: N("120"), IsValidEstimate: true},
+	{DisplayName: "Lux Black", RideType: "lyft_lux", IsValidEstimate: false},
+}
 
 // LyftCostEstimate is one element of Lyft's cost_estimates[], field for
 // field. Costs are integer cents.
@@ -57,6 +75,8 @@ type Lyft struct {
 	issued     int
 	valid      map[string]bool
 	estimates  []LyftCostEstimate
+	etaKnob    Knob
+	etas       []LyftETAEstimate
 }
 
 // NewLyft serves the fake until the test ends. The token endpoint issues
@@ -66,10 +86,11 @@ type Lyft struct {
 // bearer, whatever the knob.
 func NewLyft(tb testing.TB, clientID, clientSecret string) *Lyft {
 	l := &Lyft{clientID: clientID, clientSecret: clientSecret, expiresIn: 86400,
-		valid: map[string]bool{}, estimates: LyftDefaultEstimates}
+		valid: map[string]bool{}, estimates: LyftDefaultEstimates, etas: LyftDefaultETAs}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST "+LyftTokenPath, l.token)
 	mux.HandleFunc("GET "+LyftCostPath, l.cost)
+	mux.HandleFunc("GET "+LyftETAPath, l.eta)
 	l.start(tb, mux)
 	return l
 }
@@ -116,6 +137,24 @@ func (l *Lyft) TokenCalls() []Recorded { return l.recorded(LyftTokenPath) }
 
 // CostCalls returns the requests the cost endpoint received, in order.
 func (l *Lyft) CostCalls() []Recorded { return l.recorded(LyftCostPath) }
+
+// ETACalls returns the requests the ETA endpoint received, in order.
+func (l *Lyft) ETACalls() []Recorded { return l.recorded(LyftETAPath) }
+
+// SetETAs replaces the eta_estimates[] of a Normal ETA answer.
+func (l *Lyft) SetETAs(e []LyftETAEstimate) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.etas = e
+}
+
+// SetETAKnob makes the ETA endpoint answer with k from now on; Set and
+// Queue are for the cost endpoint.
+func (l *Lyft) SetETAKnob(k Knob) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.etaKnob = k
+}
 
 func lyftError(code, message string) any {
 	return map[string]string{"error": code, "error_description": message}
@@ -186,4 +225,38 @@ func (l *Lyft) cost(w http.ResponseWriter, r *http.Request) {
 		estimates = []LyftCostEstimate{}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"cost_estimates": estimates})
+}
+
+func (l *Lyft) eta(w http.ResponseWriter, r *http.Request) {
+	l.record(r, nil)
+	l.mu.Lock()
+	auth := r.Header.Get("Authorization")
+	ok := len(auth) > len("Bearer ") && auth[:len("Bearer ")] == "Bearer " && l.valid[auth[len("Bearer "):]]
+	knob, retryAfter, etas := l.etaKnob, l.retryAfter, l.etas
+	l.mu.Unlock()
+	if !ok {
+		writeJSON(w, http.StatusUnauthorized, lyftError("invalid_token", "The access token is invalid or has expired."))
+		return
+	}
+	if l.fail(w, r, knob, retryAfter, lyftError) {
+		return
+	}
+	q := r.URL.Query()
+	if q.Get("lat") == "" || q.Get("lng") == "" {
+		writeJSON(w, http.StatusBadRequest, lyftError("bad_parameter", "lat and lng are required."))
+		return
+	}
+	if rt := q.Get("ride_type"); rt != "" {
+		var only []LyftETAEstimate
+		for _, e := range etas {
+			if e.RideType == rt {
+				only = append(only, e)
+			}
+		}
+		etas = only
+	}
+	if etas == nil {
+		etas = []LyftETAEstimate{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"eta_estimates": etas})
 }

@@ -6,8 +6,30 @@ import (
 	"testing"
 )
 
-// UberPricePath is the Riders API price estimate endpoint.
-const UberPricePath = "/v1.2/estimates/price"
+// The Riders API estimate endpoints the fake serves.
+const (
+	UberPricePath = "/v1.2/estimates/price"
+	UberTimePath  = "/v1.2/estimates/time"
+)
+
+// UberTime is one element of the Riders API's times[] (GET
+// /v1.2/estimates/time), field for field: estimate is the pickup ETA in
+// whole seconds.
+type UberTime struct {
+	LocalizedDisplayName string       `json:"localized_display_name"`
+	Estimate             *json.Number `json:"estimate"`
+	DisplayName          string       `json:"display_name"`
+	ProductID            string       `json:"product_id"`
+}
+
+// UberDefaultTimes is the times[] [NewUber] answers: an ETA for UberX,
+// Black and the taxi, none for UberXL (Uber leaves out a product with no
+// car to send).
+var UberDefaultTimes = []UberTime{
+	{LocalizedDisplayName: "UberX", DisplayName: "UberX", ProductID: "a1111c8c-c720-46c3-8534-2fcdd730040d", Estimate: N("180")},
+	{LocalizedDisplayName: "Black", DisplayName: "Black", ProductID: "d4abaae7-f4d6-4152-91cc-77523e8165a4", Estimate: N("420")},
+	{LocalizedDisplayName: "Taxi", DisplayName: "Taxi", ProductID: "3ab64887-4842-4c8e-9780-ccecd3a0391d", Estimate: N("300")},
+}
 
 // UberPrice is one element of the Riders API's prices[], field for field.
 // Amounts are major units (21 is $21); a nil number is sent as null, as
@@ -55,14 +77,18 @@ type Uber struct {
 	base
 	token  string
 	prices []UberPrice
+
+	timeKnob Knob
+	times    []UberTime
 }
 
 // NewUber serves the fake until the test ends. Requests whose
 // Authorization is not "Bearer "+token get Uber's 401, whatever the knob.
 func NewUber(tb testing.TB, token string) *Uber {
-	u := &Uber{token: token, prices: UberDefaultPrices}
+	u := &Uber{token: token, prices: UberDefaultPrices, times: UberDefaultTimes}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+UberPricePath, u.price)
+	mux.HandleFunc("GET "+UberTimePath, u.time)
 	u.start(tb, mux)
 	return u
 }
@@ -74,8 +100,29 @@ func (u *Uber) SetPrices(p []UberPrice) {
 	u.prices = p
 }
 
+// SetTimes replaces the times[] of a Normal time estimates answer.
+func (u *Uber) SetTimes(t []UberTime) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.times = t
+}
+
+// SetTimeKnob makes the time estimates endpoint answer with k from now on;
+// Set and Queue are for the price endpoint.
+func (u *Uber) SetTimeKnob(k Knob) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.timeKnob = k
+}
+
 // Calls returns every request received, in order.
 func (u *Uber) Calls() []Recorded { return u.recorded("") }
+
+// PriceCalls and TimeCalls return the requests each endpoint received.
+func (u *Uber) PriceCalls() []Recorded { return u.recorded(UberPricePath) }
+
+// TimeCalls returns the requests the time estimates endpoint received.
+func (u *Uber) TimeCalls() []Recorded { return u.recorded(UberTimePath) }
 
 func uberError(code, message string) any {
 	return map[string]string{"code": code, "message": message}
@@ -102,4 +149,36 @@ func (u *Uber) price(w http.ResponseWriter, r *http.Request) {
 	prices := u.prices
 	u.mu.Unlock()
 	writeJSON(w, http.StatusOK, map[string]any{"prices": prices})
+}
+
+func (u *Uber) time(w http.ResponseWriter, r *http.Request) {
+	u.record(r, nil)
+	u.mu.Lock()
+	knob, retryAfter, times := u.timeKnob, u.retryAfter, u.times
+	u.mu.Unlock()
+	if r.Header.Get("Authorization") != "Bearer "+u.token {
+		writeJSON(w, http.StatusUnauthorized, uberError("unauthorized", "Invalid OAuth 2.0 credentials provided."))
+		return
+	}
+	if u.fail(w, r, knob, retryAfter, uberError) {
+		return
+	}
+	q := r.URL.Query()
+	if q.Get("start_latitude") == "" || q.Get("start_longitude") == "" {
+		writeJSON(w, http.StatusUnprocessableEntity, uberError("validation_failed", "Invalid request."))
+		return
+	}
+	if id := q.Get("product_id"); id != "" {
+		var only []UberTime
+		for _, t := range times {
+			if t.ProductID == id {
+				only = append(only, t)
+			}
+		}
+		times = only
+	}
+	if times == nil {
+		times = []UberTime{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"times": times})
 }

@@ -53,6 +53,11 @@ type Endpoint struct {
 	// says of the endpoint. ProtocolVersion is also the
 	// MCP-Protocol-Version header the console and the snippets send.
 	ServerName, ServerVersion, ProtocolVersion string
+	// ProtocolVersions are every MCP revision the endpoint serves, newest
+	// first, as the front door negotiates them; the header lists them all,
+	// ProtocolVersion marked as the one the examples send. Zero:
+	// ProtocolVersion alone.
+	ProtocolVersions []string
 	// ResourceURL is the endpoint's canonical resource URI: in OAuth mode
 	// the audience its tokens must be bound to (RFC 8707). Zero: the page's
 	// base URL + Path.
@@ -131,7 +136,15 @@ var pageTemplate = template.Must(template.New("page.html.tmpl").Funcs(template.F
 	"rpc":        rpcCall,
 	"curl":       curlSnippet,
 	"structured": structured,
+	"breakable":  breakable,
 }).ParseFS(files, "page.html.tmpl"))
+
+// breakable is name, escaped, with a line-break opportunity (<wbr>) after
+// each underscore, so that a narrow column wraps get_ride_booking_handoff
+// between its words and never inside one.
+func breakable(name string) template.HTML {
+	return template.HTML(strings.ReplaceAll(template.HTMLEscapeString(name), "_", "_<wbr>"))
+}
 
 // Handler serves the page at [Page.Path] and its embedded assets below it.
 type Handler struct {

@@ -59,9 +59,9 @@ func TestTheBinary(t *testing.T) {
 				t.Errorf("%s: %+v", id, h)
 			}
 		}
-		for _, id := range []string{"bolt", "freenow"} {
-			if kinds[id].DestinationKind != "provider_entry" {
-				t.Errorf("%s: %+v", id, kinds[id])
+		for _, id := range []string{"trident", "gett", "bolt", "freenow"} {
+			if h, ok := kinds[id]; ok {
+				t.Errorf("%s does not operate in New York, yet its handoff is offered: %+v", id, h)
 			}
 		}
 	})

@@ -3,6 +3,7 @@ package relay
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -59,6 +60,10 @@ func (s *endpoint) getRideBookingHandoff(ctx context.Context, req *mcp.CallToolR
 		if in.Search != nil {
 			pickup, dropoff = in.Search.Pickup, in.Search.Dropoff
 		}
+		if !p.OffersHandoff(pickup, dropoff) {
+			return s.refuse(ctx, tool, invalidArguments(mcptypes.FieldProblem{Field: "/provider", Reason: fmt.Sprintf(
+				"provider %q does not operate at this trip's pickup or dropoff (its coverage: %s, as stated at %s); use a provider from this trip's browser_handoffs", p.ID, strings.TrimSuffix(p.CoverageText(), "."), p.Coverage.Source)}))
+		}
 		out = entryHandoff(p, pickup, dropoff)
 	}
 	out.Status = mcptypes.RideBookingHandoffStatusOk
@@ -109,6 +114,7 @@ func entryHandoff(p registry.Provider, pickup, dropoff *mcptypes.Coordinates) mc
 		return out
 	}
 	out.URL = &h.URL
+	out.FallbackURL = h.FallbackURL
 	out.DestinationKind = mcptypes.RideBookingHandoffDestinationKind(h.DestinationKind)
 	out.ParametersApplied = h.ParametersApplied
 	if !h.ParametersApplied {

@@ -74,7 +74,7 @@ func TestProviderEntryHandoff(t *testing.T) {
 	if *h.URL != "https://m.uber.com/" || h.DestinationKind != "provider_entry" || h.ParametersApplied {
 		t.Errorf("uber without route: %+v", h)
 	}
-	h = handoff(t, c, map[string]any{"provider": "freenow", "search": search})
+	h = handoff(t, c, map[string]any{"provider": "freenow", "search": map[string]any{"pickup": londonKingsCross, "dropoff": heathrow}})
 	if *h.URL != "https://www.free-now.com/" || h.DestinationKind != "provider_entry" || h.ParametersApplied {
 		t.Errorf("freenow: %+v", h)
 	}

@@ -155,6 +155,7 @@ func (b budgetedSource) Quote(ctx context.Context, trip sources.Trip, rec source
 	if err := b.spend(ctx); err != nil {
 		return nil, err
 	}
+	trip.Spend = b.spend
 	return b.src.Quote(ctx, trip, rec)
 }
 

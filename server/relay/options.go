@@ -106,9 +106,13 @@ type Options struct {
 	Sources map[string]sources.Source
 
 	// Keys sign and verify options and contexts (RELAY_SIGNING_KEYS,
-	// parsed by [signing.ParseKeys]); replicas share them. Zero:
-	// [signing.RandomKeys], with a warning in the log: nothing issued
-	// verifies after a restart or on another replica.
+	// parsed by [signing.ParseKeys]); replicas share them. Zero: a key
+	// generated once and kept in the store ([store.KeyKeeper]: the SQLite
+	// file of DatabaseURL, or Store), so that what was issued stays valid
+	// after a restart; with a PostgreSQL store, where several replicas may
+	// run, New refuses to start and names RELAY_SIGNING_KEYS; with the
+	// temporary store of an endpoint given neither Store nor DatabaseURL,
+	// [signing.RandomKeys] for this process, with a warning in the log.
 	Keys *signing.Keys
 
 	// OptionTTL is an option's lifetime (RELAY_OPTION_TTL). Zero:
@@ -200,9 +204,8 @@ func (o *Options) resolve() (Options, error) {
 	if r.NewID == nil {
 		r.NewID = randomID
 	}
-	if r.Keys == nil {
-		r.Logger.Warn("relay: RELAY_SIGNING_KEYS is not set: signing with a random key for this process only; options and contexts will not verify after a restart or on another replica")
-		r.Keys = signing.RandomKeys()
+	if r.Keys == nil && r.Store == nil && store.IsPostgres(r.DatabaseURL) {
+		return r, errKeysRequired
 	}
 	if r.Registry == nil {
 		reg, err := registry.Load(r.ProvidersFile)
@@ -253,7 +256,7 @@ func (r *Options) sources() (map[string]sources.Source, error) {
 			return nil, err
 		}
 		if c.Configured() {
-			out[uber.Provider] = sources.EstimatorSource{Estimator: c, Operation: "GET " + uber.PricePath}
+			out[uber.Provider] = sources.EstimatorSource{Estimator: c, Operation: "GET " + uber.PricePath, ETA: c, ETAOperation: "GET " + uber.TimePath}
 		}
 	}
 	if _, listed := r.Registry.Lookup(lyft.Provider); listed {
@@ -262,7 +265,7 @@ func (r *Options) sources() (map[string]sources.Source, error) {
 			return nil, err
 		}
 		if c.Configured() {
-			out[lyft.Provider] = sources.EstimatorSource{Estimator: c, Operation: "GET " + lyft.CostPath}
+			out[lyft.Provider] = sources.EstimatorSource{Estimator: c, Operation: "GET " + lyft.CostPath, ETA: c, ETAOperation: "GET " + lyft.ETAPath}
 		}
 	}
 	for id, src := range r.Sources {

@@ -164,19 +164,7 @@ func (s *endpoint) plan(ctx context.Context, r searchRequest) (statuses []mcptyp
 	return statuses, picked, skipped
 }
 
-func coverageText(p registry.Provider) string {
-	if p.Coverage.Description != "" {
-		return p.Coverage.Description
-	}
-	names := ""
-	for i, a := range p.Coverage.Areas {
-		if i > 0 {
-			names += ", "
-		}
-		names += a.Name
-	}
-	return names
-}
+func coverageText(p registry.Provider) string { return p.CoverageText() }
 
 func ceilSeconds(d time.Duration) int64 { return int64((d + time.Second - 1) / time.Second) }
 
@@ -393,14 +381,15 @@ func roundRobin(per [][]mcptypes.RideOption, limit int) []mcptypes.RideOption {
 // handoffs are the providers' browser paths for this request, independent
 // of API results: one per requested provider that has a link or an entry
 // page, in registry order. A provider with declared coverage is left out
-// when the trip's coordinates are known and outside it.
+// when the trip's coordinates are known and outside it
+// ([registry.Provider.OffersHandoff], get_ride_booking_handoff's rule too).
 func (s *endpoint) handoffs(r searchRequest) []mcptypes.BrowserHandoff {
 	out := []mcptypes.BrowserHandoff{}
 	for _, p := range s.registry.Providers {
 		if !r.wants(p.ID) {
 			continue
 		}
-		if p.Coverage != nil && (r.pickup != nil || r.dropoff != nil) && !p.Covers(r.pickup, r.dropoff) {
+		if !p.OffersHandoff(r.pickup, r.dropoff) {
 			continue
 		}
 		if h, ok := p.Handoff(r.pickup, r.dropoff); ok {

@@ -75,14 +75,11 @@ func TestSearchNewYorkIsHandoffsOnly(t *testing.T) {
 		kind   mcptypes.BrowserHandoffDestinationKind
 		params bool
 	}{
-		"uber":    {"https://m.uber.com/ul/?action=setPickup&pickup[latitude]=40.6413&pickup[longitude]=-73.7781&dropoff[latitude]=40.758&dropoff[longitude]=-73.9855", "app_link", true},
-		"lyft":    {"https://ride.lyft.com/request?pickup=@40.6413,-73.7781&destination=@40.758,-73.9855", "web", true},
-		"gett":    {"gett://order?pickup_latitude=40.6413&pickup_longitude=-73.7781&dropoff_latitude=40.758&dropoff_longitude=-73.9855", "app_link", true},
-		"bolt":    {"https://bolt.eu/en/rides/", "provider_entry", false},
-		"freenow": {"https://www.free-now.com/", "provider_entry", false},
+		"uber": {"https://m.uber.com/ul/?action=setPickup&pickup[latitude]=40.6413&pickup[longitude]=-73.7781&dropoff[latitude]=40.758&dropoff[longitude]=-73.9855", "app_link", true},
+		"lyft": {"https://ride.lyft.com/request?pickup=@40.6413,-73.7781&destination=@40.758,-73.9855", "web", true},
 	}
 	if len(out.BrowserHandoffs) != len(want) {
-		t.Errorf("%d handoffs, want %d (Trident's entry page is left out outside its area): %+v", len(out.BrowserHandoffs), len(want), out.BrowserHandoffs)
+		t.Errorf("%d handoffs, want %d (Trident, Gett, Bolt and FREENOW do not operate in New York): %+v", len(out.BrowserHandoffs), len(want), out.BrowserHandoffs)
 	}
 	for _, h := range out.BrowserHandoffs {
 		w, ok := want[h.Provider]

@@ -9,8 +9,17 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tridenttaxis/trident-mcp/server/relay/signing"
 	"github.com/tridenttaxis/trident-mcp/server/relay/store"
 )
+
+// errKeysRequired refuses a shared store without operator keys: replicas
+// on one PostgreSQL database must sign with the same keys, and a key Relay
+// kept in that database would sit beside the data it protects.
+var errKeysRequired = errors.New("relay: RELAY_SIGNING_KEYS is required with a PostgreSQL store (RELAY_DATABASE_URL=postgres://...): replicas must sign with the same keys; set RELAY_SIGNING_KEYS=kid:base64key (32 bytes or more) on every replica")
+
+// storedKeyPrefix starts the kid of the key Relay generates and keeps.
+const storedKeyPrefix = "stored-"
 
 // openTimeout bounds opening Options.DatabaseURL, migrations included, so
 // that an unreachable database stops the start in seconds.
@@ -46,6 +55,11 @@ func (s *endpoint) openStore(o Options) error {
 			return errors.Join(err, remove())
 		}
 	}
+	// The kept key is read from the store itself, before the wrapper: a
+	// start-time read that needs no span, and the wrapper is no KeyKeeper.
+	if err := s.signingKeys(o, o.Store == nil && o.DatabaseURL == ""); err != nil {
+		return errors.Join(err, release())
+	}
 	s.store = observe(s.store, s.obs) // timed, counted and traced (observe.go)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -61,6 +75,38 @@ func (s *endpoint) openStore(o Options) error {
 		<-done
 		return release()
 	})
+	return nil
+}
+
+// signingKeys settles s.keys once the store is open: the operator's keys;
+// else, on a temporary store, a random key of this process, with a
+// warning; else the key kept in the store, generated on the first start.
+// A shared (PostgreSQL) store without the operator's keys is refused.
+func (s *endpoint) signingKeys(o Options, temporary bool) error {
+	if o.Keys != nil {
+		s.keys = o.Keys
+		return nil
+	}
+	keeper, ok := s.store.(store.KeyKeeper)
+	switch {
+	case temporary || !ok:
+		s.log.Warn("relay: RELAY_SIGNING_KEYS is not set and the store keeps no key: signing with a random key for this process only; options and contexts will not verify after a restart")
+		s.keys = signing.RandomKeys()
+		return nil
+	case keeper.Shared():
+		return errKeysRequired
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
+	defer cancel()
+	kid, key := signing.NewKey(storedKeyPrefix)
+	kept, err := keeper.SigningKey(ctx, store.SigningKey{KID: kid, Key: key})
+	if err != nil {
+		return fmt.Errorf("relay: keeping a signing key in the store: %w", err)
+	}
+	if s.keys, err = signing.OneKey(kept.KID, kept.Key); err != nil {
+		return fmt.Errorf("relay: the signing key kept in the store: %w", err)
+	}
+	s.log.Info("relay: RELAY_SIGNING_KEYS is not set: signing with the key kept in the store, so options and contexts survive a restart; set RELAY_SIGNING_KEYS to manage keys yourself", "kid", kept.KID, "since", kept.CreatedAt.Format(time.RFC3339))
 	return nil
 }
 

@@ -366,7 +366,9 @@ func TestAtMostTwoSourcesInRequestedOrder(t *testing.T) {
 	uber := &fakeSource{quotes: []sources.Quote{quote("uberx", 1, 2)}}
 	lyft := &fakeSource{quotes: []sources.Quote{quote("lyft", 1, 2)}}
 	tri := &fakeSource{quotes: []sources.Quote{quote("saloon", 1, 2)}}
-	_, c := newRelay(t, relay.Options{Sources: map[string]sources.Source{"uber": uber, "lyft": lyft, "trident": tri}})
+	// Lyft everywhere, so that all three are eligible for one trip.
+	reg := registryWith(t, "lyft", func(p *relayregistry.Provider) { p.Coverage = nil })
+	_, c := newRelay(t, relay.Options{Registry: reg, Sources: map[string]sources.Source{"uber": uber, "lyft": lyft, "trident": tri}})
 	out := search(t, c, map[string]any{"pickup": helensburgh, "dropoff": glasgowAir, "providers": []string{"lyft", "trident", "uber"}})
 	if tri.calls.Load() != 1 || lyft.calls.Load() != 1 || uber.calls.Load() != 0 {
 		t.Errorf("calls: lyft %d trident %d uber %d; want the first two requested", lyft.calls.Load(), tri.calls.Load(), uber.calls.Load())

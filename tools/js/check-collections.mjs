@@ -5,20 +5,21 @@
 //     newman itself runs the collection separately (see the Makefile).
 //   - Insomnia: the export is parsed by Insomnia's importer package
 //     (insomnia-importers, the 'insomnia-4' importer the app uses), each
-//     request is rendered with the Base environment and sent to MCP_ENDPOINT,
+//     request is rendered with the Base environment, baseUrl set to BASE_URL
+//     (the one value a tester sets), and sent there,
 //     and its reply is compared with the sample it was generated from (the
 //     Relay journey's, which have no sample, with the expectation the Postman
 //     test script of the same request holds). Response tags, with which the
 //     journey's requests read the context of its first reply, are rendered as
 //     Insomnia renders them (jsonpath-plus, its JSONPath library).
-// Usage: MCP_ENDPOINT=http://127.0.0.1:PORT/mcp node check-collections.mjs
+// Usage: BASE_URL=http://127.0.0.1:PORT node check-collections.mjs
 import { readFileSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
-const { Collection } = require("postman-collection");
+const { Collection, VariableScope } = require("postman-collection");
 const importers = require("insomnia-importers");
 const { JSONPath } = require("jsonpath-plus");
 
@@ -129,9 +130,17 @@ for (const item of pmItems.filter((it) => it.name !== probeName)) {
   }
 }
 const vars = Object.fromEntries(pm.variables.all().map((v) => [v.key, v.value]));
-check(vars.mcpEndpoint === "https://tridenttaxis.online/mcp", "postman: mcpEndpoint default");
-check(vars.ridesEndpoint === "https://tridenttaxis.online/mcp/rides", "postman: ridesEndpoint default");
-check(vars.connectorsEndpoint === "https://tridenttaxis.online/v1/session/connectors", "postman: connectorsEndpoint default");
+// One variable moves every request: the endpoints are derived from baseUrl.
+check(vars.baseUrl === "https://tridenttaxis.online", "postman: baseUrl default");
+check(vars.mcpEndpoint === "{{baseUrl}}/mcp", "postman: mcpEndpoint must be derived from baseUrl");
+check(vars.ridesEndpoint === "{{baseUrl}}/mcp/rides", "postman: ridesEndpoint must be derived from baseUrl");
+check(vars.connectorsEndpoint === "{{baseUrl}}/v1/session/connectors", "postman: connectorsEndpoint must be derived from baseUrl");
+{
+  // Resolved as Postman and newman resolve a variable inside another's value.
+  const scope = new VariableScope({ values: pm.variables.all().map((v) => ({ key: v.key, value: v.value })) });
+  const url = scope.replaceIn("{{ridesEndpoint}}");
+  check(url === "https://tridenttaxis.online/mcp/rides", `postman: {{ridesEndpoint}} resolves to ${url}`);
+}
 check(vars.accessToken === "" && vars.ridesAccessToken === "", "postman: accessToken and ridesAccessToken must be blank");
 check(vars.journeyContext === "" && vars.journeyId === "", "postman: journeyContext and journeyId start blank");
 
@@ -144,8 +153,8 @@ const byId = new Map(resources.map((r) => [r._id, r]));
 const workspace = resources.filter((r) => r._type === "workspace");
 check(workspace.length === 1, "insomnia: want one workspace");
 const env = resources.find((r) => r._type === "environment" && r.parentId === workspace[0]?._id);
-check(env && env.data.mcpEndpoint === "https://tridenttaxis.online/mcp" && env.data.ridesEndpoint === "https://tridenttaxis.online/mcp/rides" &&
-  env.data.connectorsEndpoint === "https://tridenttaxis.online/v1/session/connectors" && env.data.accessToken === "" && env.data.ridesAccessToken === "", "insomnia: base environment");
+check(env && env.data.baseUrl === "https://tridenttaxis.online" && env.data.mcpEndpoint === "{{ _.baseUrl }}/mcp" && env.data.ridesEndpoint === "{{ _.baseUrl }}/mcp/rides" &&
+  env.data.connectorsEndpoint === "{{ _.baseUrl }}/v1/session/connectors" && env.data.accessToken === "" && env.data.ridesAccessToken === "", "insomnia: base environment, its endpoints derived from baseUrl");
 for (const r of resources) {
   if (r._type !== "workspace") check(byId.has(r.parentId), `insomnia: ${r._id} has a dangling parentId`);
 }
@@ -164,19 +173,18 @@ const viaPostman = await importers.convert(JSON.stringify(pmRaw));
 check(viaPostman.type.id === "postman", `insomnia reads the postman file as ${viaPostman.type.id}`);
 
 // ---- Run the Insomnia requests ---------------------------------------------
-const endpoint = process.env.MCP_ENDPOINT;
-if (!endpoint) {
-  fail("MCP_ENDPOINT is not set: the Insomnia requests were not run");
+// As an API tester does: set baseUrl alone, and every endpoint follows.
+const baseUrl = process.env.BASE_URL;
+if (!baseUrl) {
+  fail("BASE_URL is not set: the Insomnia requests were not run");
 } else {
-  // Relay is mounted beside Trident: MCP_ENDPOINT + /rides.
-  const rides = process.env.RIDES_ENDPOINT || endpoint.replace(/\/+$/, "") + "/rides";
-  // The connector reports go to the same host, at /v1/session/connectors.
-  const connectors = process.env.CONNECTORS_ENDPOINT || new URL("/v1/session/connectors", endpoint).href;
-  const given = { mcpEndpoint: endpoint, ridesEndpoint: rides, connectorsEndpoint: connectors };
+  const given = { baseUrl };
   // The last reply of each request, for the response tags that read it.
   const replies = new Map();
+  // Environment values are templates too ({{ _.baseUrl }}/mcp): rendered
+  // again until none is left, as Insomnia renders its environment.
   const render = (s) => s
-    .replace(/\{\{\s*_\.(\w+)\s*\}\}/g, (_, k) => given[k] ?? env.data[k])
+    .replace(/\{\{\s*_\.(\w+)\s*\}\}/g, (_, k) => given[k] ?? render(String(env.data[k])))
     .replace(/\{%\s*response\s+(.*?)\s*%\}/g, (tag, args) => responseTag(tag, args));
   // responseTag renders {% response 'body', 'req_…', 'b64::<JSONPath>::46b', 'never', 60 %}
   // as Insomnia's response tag does: the filter over the request's last
@@ -246,7 +254,7 @@ if (!endpoint) {
     }
     ran++;
   }
-  console.log(`insomnia: ran ${ran} requests against ${endpoint}`);
+  console.log(`insomnia: ran ${ran} requests against ${baseUrl}`);
 }
 
 // checkJourney holds one reply of the Relay journey to the expectation the

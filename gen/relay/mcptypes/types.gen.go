@@ -300,6 +300,8 @@ type BrowserHandoff struct {
 	Name string `json:"name"`
 	// The destination. (length 1–∞)
 	URL string `json:"url"`
+	// A web page to open when url cannot be (an app-scheme link such as gett:// on a device without the app): the provider's entry page. Null when url is already a web address.
+	FallbackURL *string `json:"fallback_url"`
 	// app_link: opens the provider's app; web: a provider web page with the route; provider_entry: the provider's entry page, no route.
 	DestinationKind BrowserHandoffDestinationKind `json:"destination_kind"`
 	// Whether the destination keeps a selected option; false for these separate paths.
@@ -786,6 +788,8 @@ type RideBookingHandoff struct {
 	NextStep       NextStep       `json:"next_step"`
 	// The allowed destination; null with integration_required.
 	URL *string `json:"url"`
+	// A web page to open when url cannot be (an app-scheme link such as gett:// on a device without the app): the provider's entry page. Null when url is already a web address, or is null.
+	FallbackURL *string `json:"fallback_url"`
 	// integration_required: the API offer has no consumer checkout; do not invent one.
 	DestinationKind RideBookingHandoffDestinationKind `json:"destination_kind"`
 	// True when the destination keeps the selected option.

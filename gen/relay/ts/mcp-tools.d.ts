@@ -172,6 +172,8 @@ export interface BrowserHandoff {
   name: string;
   /** The destination. (length 1–∞) */
   url: string;
+  /** A web page to open when url cannot be (an app-scheme link such as gett:// on a device without the app): the provider's entry page. Null when url is already a web address. */
+  fallback_url: string | null;
   /** app_link: opens the provider's app; web: a provider web page with the route; provider_entry: the provider's entry page, no route. */
   destination_kind: "app_link" | "web" | "provider_entry";
   /** Whether the destination keeps a selected option; false for these separate paths. */
@@ -368,6 +370,8 @@ export interface RideBookingHandoff {
   next_step: NextStep;
   /** The allowed destination; null with integration_required. */
   url: string | null;
+  /** A web page to open when url cannot be (an app-scheme link such as gett:// on a device without the app): the provider's entry page. Null when url is already a web address, or is null. */
+  fallback_url: string | null;
   /** integration_required: the API offer has no consumer checkout; do not invent one. */
   destination_kind: "app_link" | "web" | "provider_entry" | "integration_required";
   /** True when the destination keeps the selected option. */

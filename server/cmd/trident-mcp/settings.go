@@ -105,8 +105,8 @@ var settings = []settingDef{
 	{env: "GEO_BREAKER_OPEN", kind: kindDuration, def: geo.DefaultBreakerOpen.String(), group: groupTrident, help: "how long an open breaker fails calls fast before a probe"},
 
 	// Relay rides.
-	{env: "RELAY_SIGNING_KEYS", kind: kindString, shown: "a random key per process, with a warning", secret: true, group: groupRelay,
-		help: "kid:base64key,... (32 bytes or more each) signing Relay's options and contexts; the first signs, all verify; replicas share it"},
+	{env: "RELAY_SIGNING_KEYS", kind: kindString, shown: "a key generated once and kept in the SQLite store; required with PostgreSQL", secret: true, group: groupRelay,
+		help: "kid:base64key,... (32 bytes or more each) signing Relay's options and contexts; the first signs, all verify; replicas share it. Unset: a key generated on the first start and kept in RELAY_DATABASE_URL's SQLite file, so a restart keeps options and contexts valid; with a postgres:// store the server refuses to start without it"},
 	{env: "RELAY_OPTION_TTL", kind: kindDuration, def: relay.MaxOptionTTL.String(), group: groupRelay, help: "lifetime of a Relay option, at most " + relay.MaxOptionTTL.String() + " (the server refuses to start above it)"},
 	{env: "RELAY_RESOURCE_URL", kind: kindString, shown: "$PUBLIC_BASE_URL/mcp/rides", group: groupRelay,
 		help: "Relay's canonical resource URI (its RFC 9728 metadata is at /.well-known/oauth-protected-resource/mcp/rides)"},
@@ -127,9 +127,9 @@ var settings = []settingDef{
 	{env: "RELAY_RETENTION", kind: kindPeriod, def: retentionDays(store.DefaultRetention), group: groupRelay,
 		help: "how long Relay keeps idle journeys and retained events, a duration or whole days (720h, 30d); a background purge deletes the rest"},
 	{env: "UBER_API_URL", kind: kindString, def: uber.DefaultBaseURL, group: groupRelay, help: "Uber API base URL"},
-	{env: "UBER_ACCESS_TOKEN", kind: kindString, secret: true, group: groupRelay, help: "Uber access token for price estimates (unset: Uber is credentials_required, not called)"},
+	{env: "UBER_ACCESS_TOKEN", kind: kindString, secret: true, group: groupRelay, help: "Uber access token for price estimates (GET /v1.2/estimates/price) and pickup ETAs (GET /v1.2/estimates/time); unset: Uber is credentials_required, not called"},
 	{env: "LYFT_API_URL", kind: kindString, def: lyft.DefaultBaseURL, group: groupRelay, help: "Lyft API base URL"},
-	{env: "LYFT_CLIENT_ID", kind: kindString, group: groupRelay, help: "Lyft client id for cost estimates, with a client-credentials token (unset: Lyft is not called)"},
+	{env: "LYFT_CLIENT_ID", kind: kindString, group: groupRelay, help: "Lyft client id for cost estimates (GET /v1/cost) and pickup ETAs (GET /v1/eta), with a client-credentials token; unset: Lyft is not called"},
 	{env: "LYFT_CLIENT_SECRET", kind: kindString, secret: true, group: groupRelay, help: "Lyft client secret"},
 
 	// Tracing: the OpenTelemetry SDK's standard variables (tracing.go).

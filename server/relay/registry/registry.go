@@ -3,6 +3,7 @@ package registry
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -51,19 +52,71 @@ type ProviderAPI struct {
 	Authorized     *bool    `json:"authorized,omitempty"`
 }
 
-// Coverage is where a source serves: a trip is covered when its pickup or
-// its dropoff lies inside one of the areas.
+// Coverage is where a provider operates, as it states publicly (Source):
+// a trip is covered when its pickup or its dropoff lies inside one of the
+// areas. Countries name what the areas stand for; the areas are what is
+// tested, because a country needs its borders and the registry keeps
+// boxes, not borders.
 type Coverage struct {
-	Description string `json:"description,omitempty"`
-	Areas       []Area `json:"areas"`
+	Description string   `json:"description,omitempty"`
+	Countries   []string `json:"countries,omitempty"`
+	Source      string   `json:"source"`
+	Areas       []Area   `json:"areas"`
 }
 
-// Area is a circle on the globe.
+// Area is a circle on the globe (Latitude, Longitude, RadiusKm) or a
+// latitude/longitude box (South, West, North, East; West > East crosses
+// the antimeridian), with the page that states it when not the coverage's.
 type Area struct {
-	Name      string  `json:"name"`
-	Latitude  float64 `json:"latitude"`
-	Longitude float64 `json:"longitude"`
-	RadiusKm  float64 `json:"radius_km"`
+	Name      string   `json:"name"`
+	Latitude  *float64 `json:"latitude,omitempty"`
+	Longitude *float64 `json:"longitude,omitempty"`
+	RadiusKm  *float64 `json:"radius_km,omitempty"`
+	South     *float64 `json:"south,omitempty"`
+	West      *float64 `json:"west,omitempty"`
+	North     *float64 `json:"north,omitempty"`
+	East      *float64 `json:"east,omitempty"`
+	Source    string   `json:"source,omitempty"`
+}
+
+// circle reports whether a is a circle (else a box); check has made sure
+// it is exactly one of the two.
+func (a Area) circle() bool { return a.RadiusKm != nil }
+
+// contains reports whether c lies in a.
+func (a Area) contains(c mcptypes.Coordinates) bool {
+	if a.circle() {
+		return geodesy.Meters(*a.Latitude, *a.Longitude, c.Latitude, c.Longitude) <= *a.RadiusKm*1000
+	}
+	if c.Latitude < *a.South || c.Latitude > *a.North {
+		return false
+	}
+	if *a.West <= *a.East {
+		return c.Longitude >= *a.West && c.Longitude <= *a.East
+	}
+	return c.Longitude >= *a.West || c.Longitude <= *a.East // across the antimeridian
+}
+
+func (a Area) check() error {
+	circle := a.Latitude != nil && a.Longitude != nil && a.RadiusKm != nil
+	box := a.South != nil && a.West != nil && a.North != nil && a.East != nil
+	anyCircle := a.Latitude != nil || a.Longitude != nil || a.RadiusKm != nil
+	anyBox := a.South != nil || a.West != nil || a.North != nil || a.East != nil
+	switch {
+	case a.Name == "":
+		return errors.New("an area needs a name")
+	case circle && !anyBox:
+		if *a.RadiusKm <= 0 {
+			return fmt.Errorf("area %q: radius_km must be above 0", a.Name)
+		}
+		return nil
+	case box && !anyCircle:
+		if *a.South > *a.North {
+			return fmt.Errorf("area %q: south above north", a.Name)
+		}
+		return nil
+	}
+	return fmt.Errorf("area %q: want latitude, longitude and radius_km, or south, west, north and east", a.Name)
 }
 
 // ProductEntry is a product Relay asks a source for.
@@ -171,6 +224,19 @@ func (p Provider) check() error {
 	if p.EntryPage != "" && !strings.HasPrefix(p.EntryPage, "https://") {
 		return fmt.Errorf("provider %q: entry_page must be an https URL", p.ID)
 	}
+	if p.Coverage != nil {
+		if !strings.HasPrefix(p.Coverage.Source, "https://") {
+			return fmt.Errorf("provider %q: coverage needs its public source, an https URL", p.ID)
+		}
+		if len(p.Coverage.Areas) == 0 {
+			return fmt.Errorf("provider %q: coverage lists no area", p.ID)
+		}
+		for _, a := range p.Coverage.Areas {
+			if err := a.check(); err != nil {
+				return fmt.Errorf("provider %q: coverage: %w", p.ID, err)
+			}
+		}
+	}
 	return nil
 }
 
@@ -193,12 +259,36 @@ func (p Provider) Covers(pickup, dropoff *mcptypes.Coordinates) bool {
 	}
 	for _, a := range p.Coverage.Areas {
 		for _, c := range []*mcptypes.Coordinates{pickup, dropoff} {
-			if c != nil && geodesy.Meters(a.Latitude, a.Longitude, c.Latitude, c.Longitude) <= a.RadiusKm*1000 {
+			if c != nil && a.contains(*c) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// OffersHandoff is the one rule search_rides and get_ride_booking_handoff
+// share: a provider's browser path is offered unless the trip's known
+// coordinates lie outside its coverage. Without coordinates nothing can be
+// tested, and the entry page is offered.
+func (p Provider) OffersHandoff(pickup, dropoff *mcptypes.Coordinates) bool {
+	return p.Coverage == nil || (pickup == nil && dropoff == nil) || p.Covers(pickup, dropoff)
+}
+
+// CoverageText says where the provider operates, for a reason or a
+// refusal: its description, else its areas' names.
+func (p Provider) CoverageText() string {
+	if p.Coverage == nil {
+		return "anywhere"
+	}
+	if p.Coverage.Description != "" {
+		return p.Coverage.Description
+	}
+	names := make([]string, len(p.Coverage.Areas))
+	for i, a := range p.Coverage.Areas {
+		names[i] = a.Name
+	}
+	return strings.Join(names, ", ")
 }
 
 // FormatCoordinate writes a coordinate as its shortest decimal, the same
@@ -220,6 +310,12 @@ func (p Provider) Handoff(pickup, dropoff *mcptypes.Coordinates) (h mcptypes.Bro
 		).Replace(p.Link.Template)
 		h.DestinationKind = mcptypes.BrowserHandoffDestinationKind(p.Link.DestinationKind)
 		h.ParametersApplied = true
+		if !strings.HasPrefix(h.URL, "https://") && p.EntryPage != "" {
+			// An app-scheme link (gett://) opens nothing on a device
+			// without the app: the entry page is its web fallback.
+			fallback := p.EntryPage
+			h.FallbackURL = &fallback
+		}
 	case p.EntryPage != "":
 		h.URL = p.EntryPage
 		h.DestinationKind = mcptypes.BrowserHandoffDestinationKindProviderEntry

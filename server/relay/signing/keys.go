@@ -72,10 +72,29 @@ func decodeKey(s string) ([]byte, error) {
 // RandomKeys returns one fresh key for this process only: options it signs
 // do not verify on another replica or after a restart.
 func RandomKeys() *Keys {
-	key := make([]byte, 32)
-	if _, err := rand.Read(key); err != nil {
+	kid, key := NewKey("ephemeral-")
+	return &Keys{kids: []string{kid}, keys: map[string][]byte{kid: key}}
+}
+
+// NewKey makes a fresh 32-byte key from crypto/rand and a kid for it: the
+// prefix and six random bytes of its own in base64url (a kid is public, so
+// it is never taken from the key).
+func NewKey(prefix string) (kid string, key []byte) {
+	b := make([]byte, minKeyBytes+6)
+	if _, err := rand.Read(b); err != nil {
 		panic("signing: crypto/rand: " + err.Error()) // never fails on supported platforms
 	}
-	kid := "ephemeral-" + base64.RawURLEncoding.EncodeToString(key[:4])
-	return &Keys{kids: []string{kid}, keys: map[string][]byte{kid: key}}
+	return prefix + base64.RawURLEncoding.EncodeToString(b[minKeyBytes:]), b[:minKeyBytes]
+}
+
+// OneKey is the keys of one kid (a key Relay generated and keeps in its
+// store), checked as [ParseKeys] checks each of RELAY_SIGNING_KEYS.
+func OneKey(kid string, key []byte) (*Keys, error) {
+	if kid == "" || len(kid) > 64 {
+		return nil, fmt.Errorf("signing: kid %q: want 1 to 64 characters", kid)
+	}
+	if len(key) < minKeyBytes {
+		return nil, fmt.Errorf("signing: key %q has %d bytes, want at least %d", kid, len(key), minKeyBytes)
+	}
+	return &Keys{kids: []string{kid}, keys: map[string][]byte{kid: append([]byte(nil), key...)}}, nil
 }

@@ -42,6 +42,12 @@ type Trip struct {
 	// ProductID, when set, asks for that product only (resolve_ride
 	// re-quoting a selected option of a source that lists its own).
 	ProductID string
+	// Spend takes one unit of the provider's request budget for an
+	// upstream request beyond the first (which the caller has already
+	// paid for), and fails when the budget is spent: a source that makes
+	// an optional extra call (an ETA beside a price) asks it first. Nil:
+	// no budget to spend.
+	Spend func(ctx context.Context) error
 }
 
 // Quote is one priced answer, normalised: money in minor units, times in

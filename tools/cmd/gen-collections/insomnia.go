@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/base64"
 	"encoding/json"
+	"strings"
 
 	"github.com/tridenttaxis/trident-mcp/contracts"
 )
@@ -24,9 +25,9 @@ func insomniaExport(m *contracts.Manifest, calls []call) ([]byte, error) {
 		map[string]any{
 			"_id": id("env_", "base"), "_type": "environment", "parentId": wrk, "modified": 0, "created": 0,
 			"name": "Base Environment", "isPrivate": false, "color": nil, "metaSortKey": 0,
-			"data": map[string]any{"mcpEndpoint": DefaultEndpoint, "ridesEndpoint": DefaultRidesEndpoint,
-				"connectorsEndpoint": DefaultConnectorsEndpoint, "accessToken": "", "ridesAccessToken": ""},
-			"dataPropertyOrder": map[string]any{"&": []string{"mcpEndpoint", "ridesEndpoint", "connectorsEndpoint", "accessToken", "ridesAccessToken"}},
+			"data": map[string]any{"baseUrl": DefaultBaseURL, "mcpEndpoint": insomniaTemplate(mcpEndpointValue), "ridesEndpoint": insomniaTemplate(ridesEndpointValue),
+				"connectorsEndpoint": insomniaTemplate(connectorsEndpointValue), "accessToken": "", "ridesAccessToken": ""},
+			"dataPropertyOrder": map[string]any{"&": []string{"baseUrl", "mcpEndpoint", "ridesEndpoint", "connectorsEndpoint", "accessToken", "ridesAccessToken"}},
 		},
 	}
 	folderOf := func(c call) string {
@@ -110,4 +111,10 @@ func insomniaValue(v chained) string {
 		return tag
 	}
 	return `"` + tag + `"`
+}
+
+// insomniaTemplate spells a Postman-style {{baseUrl}} reference as
+// Insomnia's environment template, {{ _.baseUrl }}.
+func insomniaTemplate(postman string) string {
+	return strings.ReplaceAll(postman, "{{baseUrl}}", "{{ _.baseUrl }}")
 }

@@ -26,15 +26,34 @@ import (
 	tridentcontracts "github.com/tridenttaxis/trident-mcp/contracts/trident"
 )
 
-// DefaultEndpoint is the specification's public endpoint, the collections' default mcpEndpoint.
-const DefaultEndpoint = "https://tridenttaxis.online/mcp"
+// DefaultBaseURL is the specification's public server, the collections'
+// default baseUrl: the one variable an API tester sets to point both
+// collections at another server (http://localhost:8080 for make run).
+const DefaultBaseURL = "https://tridenttaxis.online"
 
-// DefaultRidesEndpoint is the Relay rides endpoint beside it, the default ridesEndpoint.
+// DefaultEndpoint is the specification's public endpoint, what mcpEndpoint
+// gives with the default baseUrl.
+const DefaultEndpoint = DefaultBaseURL + "/mcp"
+
+// DefaultRidesEndpoint is the Relay rides endpoint beside it, what
+// ridesEndpoint gives with the default baseUrl.
 const DefaultRidesEndpoint = DefaultEndpoint + "/rides"
 
 // DefaultConnectorsEndpoint is Relay's connector-report route on the same
-// host (POST /v1/session/connectors), the default connectorsEndpoint.
-const DefaultConnectorsEndpoint = "https://tridenttaxis.online/v1/session/connectors"
+// host (POST /v1/session/connectors), what connectorsEndpoint gives with
+// the default baseUrl.
+const DefaultConnectorsEndpoint = DefaultBaseURL + "/v1/session/connectors"
+
+// The endpoint variables are derived from baseUrl, so that one value
+// moves every request: Postman and newman resolve a variable inside
+// another's value ({{baseUrl}}/mcp), Insomnia renders its environment's
+// templates ({{ _.baseUrl }}/mcp) the same way. Each can still be set on
+// its own (a Relay on another host).
+const (
+	mcpEndpointValue        = "{{baseUrl}}/mcp"
+	ridesEndpointValue      = "{{baseUrl}}/mcp/rides"
+	connectorsEndpointValue = "{{baseUrl}}/v1/session/connectors"
+)
 
 // Folder names. `make test` runs the whole collection with newman against a
 // public server and against one in OAuth mode (with a token); the OAuth
@@ -195,15 +214,16 @@ func run(out string) error {
 		return err
 	}
 	index := mustPretty(map[string]any{
-		"description": "One-click API client collections for the " + m.Server.Name + " MCP endpoint and the Relay rides endpoint beside it. Variables: mcpEndpoint (default " + DefaultEndpoint + "), ridesEndpoint (default " + DefaultRidesEndpoint + "), connectorsEndpoint (default " + DefaultConnectorsEndpoint + ", where the host reports a session's connectors), accessToken and ridesAccessToken (blank; OAuth mode only: tokens for each endpoint's resource). The Relay journey folder runs in order: its first request opens a journey whose relay_context the others carry.",
+		"description": "One-click API client collections for the " + m.Server.Name + " MCP endpoint and the Relay rides endpoint beside it. Variables: baseUrl (default " + DefaultBaseURL + ": set it alone to point every request at another server), from which mcpEndpoint (" + mcpEndpointValue + "), ridesEndpoint (" + ridesEndpointValue + ") and connectorsEndpoint (" + connectorsEndpointValue + ", where the host reports a session's connectors) are derived, accessToken and ridesAccessToken (blank; OAuth mode only: tokens for each endpoint's resource). The Relay journey folder runs in order: its first request opens a journey whose relay_context the others carry.",
 		"collections": map[string]any{
 			"postman":  map[string]string{"$ref": "trident.postman_collection.json", "name": "Postman collection", "format": "Postman Collection v2.1.0", "import": "Postman → File → Import → drop this file. For OAuth mode, edit the accessToken variable: the requests' pre-request scripts then send the Authorization header."},
 			"insomnia": map[string]string{"$ref": "trident.insomnia.json", "name": "Insomnia workspace", "format": "Insomnia v4 export", "import": "Insomnia → Preferences → Data → Import → From File. Edit the Base environment (accessToken) for OAuth mode."},
 		},
 		"variables": []map[string]string{
-			{"name": "mcpEndpoint", "default": DefaultEndpoint},
-			{"name": "ridesEndpoint", "default": DefaultRidesEndpoint},
-			{"name": "connectorsEndpoint", "default": DefaultConnectorsEndpoint},
+			{"name": "baseUrl", "default": DefaultBaseURL},
+			{"name": "mcpEndpoint", "default": mcpEndpointValue},
+			{"name": "ridesEndpoint", "default": ridesEndpointValue},
+			{"name": "connectorsEndpoint", "default": connectorsEndpointValue},
 			{"name": "accessToken", "default": ""},
 			{"name": "ridesAccessToken", "default": ""},
 		},

@@ -136,7 +136,7 @@ func TestPostmanCollection(t *testing.T) {
 	for _, v := range c.Variable {
 		vars[v.Key] = v.Value
 	}
-	if diff := cmp.Diff(map[string]string{"mcpEndpoint": DefaultEndpoint, "ridesEndpoint": DefaultRidesEndpoint, "connectorsEndpoint": DefaultConnectorsEndpoint,
+	if diff := cmp.Diff(map[string]string{"baseUrl": DefaultBaseURL, "mcpEndpoint": "{{baseUrl}}/mcp", "ridesEndpoint": "{{baseUrl}}/mcp/rides", "connectorsEndpoint": "{{baseUrl}}/v1/session/connectors",
 		"accessToken": "", "ridesAccessToken": "", "journeyContext": "", "journeyId": ""}, vars); diff != "" {
 		t.Errorf("variables (-want +got):\n%s", diff)
 	}
@@ -164,7 +164,7 @@ func TestPostmanCollection(t *testing.T) {
 		t.Errorf("probe: %s %s", probe.Request.Method, probe.Request.URL.Raw)
 	}
 	pre := strings.Join(script(t, probe, "prerequest"), "\n")
-	if !strings.Contains(pre, `pm.variables.get("mcpEndpoint")`) || !strings.Contains(pre, `"/.well-known/oauth-protected-resource"`) {
+	if !strings.Contains(pre, `pm.variables.replaceIn("{{mcpEndpoint}}")`) || !strings.Contains(pre, `"/.well-known/oauth-protected-resource"`) {
 		t.Errorf("probe: the pre-request script must derive the metadata URL from mcpEndpoint:\n%s", pre)
 	}
 	if test := strings.Join(script(t, probe, "test"), "\n"); !strings.Contains(test, `pm.variables.set("serverMode", mode)`) {

@@ -109,9 +109,10 @@ func postmanCollection(m *contracts.Manifest, calls []call) ([]byte, error) {
 		},
 		"item": items,
 		"variable": []map[string]string{
-			{"key": "mcpEndpoint", "value": DefaultEndpoint, "type": "string"},
-			{"key": "ridesEndpoint", "value": DefaultRidesEndpoint, "type": "string"},
-			{"key": "connectorsEndpoint", "value": DefaultConnectorsEndpoint, "type": "string"},
+			{"key": "baseUrl", "value": DefaultBaseURL, "type": "string", "description": "The server: set this one value to point every request elsewhere (http://localhost:8080 for make run)."},
+			{"key": "mcpEndpoint", "value": mcpEndpointValue, "type": "string", "description": "Trident's MCP endpoint, derived from baseUrl."},
+			{"key": "ridesEndpoint", "value": ridesEndpointValue, "type": "string", "description": "The Relay rides endpoint, derived from baseUrl."},
+			{"key": "connectorsEndpoint", "value": connectorsEndpointValue, "type": "string", "description": "Where the host reports a session's connectors, derived from baseUrl."},
 			{"key": "accessToken", "value": "", "type": "string"},
 			{"key": "ridesAccessToken", "value": "", "type": "string"},
 			{"key": journeyContext.Var, "value": "", "type": "string", "description": "Set by \"" + journeySearch + "\": the relay_context of its reply."},

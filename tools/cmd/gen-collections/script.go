@@ -191,9 +191,10 @@ func preRequestScript(c call) []string {
 
 // probePreRequestScript derives the metadata URL from mcpEndpoint: its
 // origin and the RFC 9728 well-known path, where the specification shows
-// the document.
+// the document. replaceIn resolves mcpEndpoint's own {{baseUrl}}, which
+// pm.variables.get would return as written.
 func probePreRequestScript() []string {
-	return strings.Split(`const endpoint = pm.variables.get("mcpEndpoint") || "";
+	return strings.Split(`const endpoint = pm.variables.replaceIn("{{mcpEndpoint}}") || "";
 const origin = (endpoint.match(/^[a-z][a-z0-9+.-]*:\/\/[^\/?#]+/i) || [""])[0];
 pm.variables.set("resourceMetadataUrl", origin + "/.well-known/oauth-protected-resource");`, "\n")
 }

@@ -30,6 +30,8 @@ const DefaultBaseURL = "https://api.lyft.com"
 const (
 	TokenPath = "/oauth/token"
 	CostPath  = "/v1/cost"
+	// ETAPath answers pickup ETAs by ride type.
+	ETAPath = "/v1/eta"
 )
 
 // refreshBefore is how long before its expiry a token is replaced, so a
@@ -58,11 +60,15 @@ type Options struct {
 	Now func() time.Time
 }
 
-var _ upstream.Estimator = (*Client)(nil)
+var (
+	_ upstream.Estimator    = (*Client)(nil)
+	_ upstream.ETAEstimator = (*Client)(nil)
+)
 
 // Client is a Lyft cost estimates client; it is safe for concurrent use.
 type Client struct {
 	cost  *url.URL
+	eta   *url.URL
 	oauth *clientcredentials.Config
 	http  *http.Client
 	now   func() time.Time
@@ -83,6 +89,7 @@ func New(cfg Config, opts *Options) (*Client, error) {
 	}
 	c := &Client{
 		cost: u.JoinPath(CostPath),
+		eta:  u.JoinPath(ETAPath),
 		oauth: &clientcredentials.Config{
 			ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret,
 			TokenURL: u.JoinPath(TokenPath).String(), Scopes: []string{"public"},
@@ -150,29 +157,8 @@ func (c *Client) Estimate(ctx context.Context, req upstream.Request) ([]upstream
 	if req.ProductID != "" {
 		q.Set("ride_type", req.ProductID)
 	}
-	u := *c.cost
-	u.RawQuery = q.Encode()
-
-	var body []byte
-	for attempt := 0; ; attempt++ {
-		token, err := c.bearer(ctx)
-		if err != nil {
-			return nil, err
-		}
-		hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-		if err != nil {
-			return nil, upstream.FromTransport(ctx, Provider, err)
-		}
-		hreq.Header.Set("Authorization", "Bearer "+token)
-		hreq.Header.Set("Accept", "application/json")
-		body, err = upstream.Fetch(c.http, hreq, Provider, c.now)
-		if err == nil {
-			break
-		}
-		if attempt == 0 && upstream.StatusOf(err) == http.StatusUnauthorized {
-			c.forget(token)
-			continue
-		}
+	body, err := c.get(ctx, c.cost, q)
+	if err != nil {
 		return nil, err
 	}
 	var answer costAnswer
@@ -194,6 +180,95 @@ func (c *Client) Estimate(ctx context.Context, req upstream.Request) ([]upstream
 		e.PriceMultiplier = multiplier(ce.PrimetimePercentage)
 		e.ProviderText = upstream.ProviderText{DisplayName: ce.DisplayName}
 		out = append(out, e)
+	}
+	return out, nil
+}
+
+// get sends one GET of endpoint with query q under a bearer token, fetching
+// a fresh token once when Lyft answers 401 to the cached one, and returns
+// the body of its JSON answer, or an *upstream.Error.
+func (c *Client) get(ctx context.Context, endpoint *url.URL, q url.Values) ([]byte, error) {
+	u := *endpoint
+	u.RawQuery = q.Encode()
+	for attempt := 0; ; attempt++ {
+		token, err := c.bearer(ctx)
+		if err != nil {
+			return nil, err
+		}
+		hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+		if err != nil {
+			return nil, upstream.FromTransport(ctx, Provider, err)
+		}
+		hreq.Header.Set("Authorization", "Bearer "+token)
+		hreq.Header.Set("Accept", "application/json")
+		body, err := upstream.Fetch(c.http, hreq, Provider, c.now)
+		if err == nil {
+			return body, nil
+		}
+		if attempt == 0 && upstream.StatusOf(err) == http.StatusUnauthorized {
+			c.forget(token)
+			continue
+		}
+		return nil, err
+	}
+}
+
+// etaAnswer is Lyft's answer to GET /v1/eta: eta_estimates[] with each ride
+// type's pickup ETA in seconds, null when Lyft has none.
+type etaAnswer struct {
+	ETAEstimates *[]struct {
+		RideType        string      `json:"ride_type"`
+		DisplayName     string      `json:"display_name"`
+		ETASeconds      json.Number `json:"eta_seconds"`
+		IsValidEstimate bool        `json:"is_valid_estimate"`
+	} `json:"eta_estimates"`
+}
+
+// ETAs asks Lyft for the pickup ETA of every ride type at req.Pickup (lat,
+// lng; the destination as destination_lat and destination_lng, which Lyft
+// uses to sharpen the estimate; req.ProductID as ride_type) within ctx's
+// deadline, with the same token as [Client.Estimate]. Estimates Lyft marks
+// invalid or sends without eta_seconds are absent. Errors are as
+// [Client.Estimate]'s.
+func (c *Client) ETAs(ctx context.Context, req upstream.Request) (map[string]int64, error) {
+	if !c.Configured() {
+		return nil, upstream.NewNotConfigured(Provider, "LYFT_CLIENT_ID and LYFT_CLIENT_SECRET are not set")
+	}
+	if err := req.Check(Provider); err != nil {
+		return nil, err
+	}
+	q := url.Values{}
+	q.Set("lat", upstream.FormatDegrees(req.Pickup.Latitude))
+	q.Set("lng", upstream.FormatDegrees(req.Pickup.Longitude))
+	q.Set("destination_lat", upstream.FormatDegrees(req.Dropoff.Latitude))
+	q.Set("destination_lng", upstream.FormatDegrees(req.Dropoff.Longitude))
+	if req.ProductID != "" {
+		q.Set("ride_type", req.ProductID)
+	}
+	body, err := c.get(ctx, c.eta, q)
+	if err != nil {
+		return nil, err
+	}
+	var answer etaAnswer
+	if err := upstream.DecodeJSON(Provider, http.StatusOK, body, &answer); err != nil {
+		return nil, err
+	}
+	if answer.ETAEstimates == nil {
+		return nil, upstream.NewMalformed(Provider, http.StatusOK, "eta_estimates missing")
+	}
+	out := map[string]int64{}
+	for i, e := range *answer.ETAEstimates {
+		if !e.IsValidEstimate || e.ETASeconds == "" {
+			continue
+		}
+		if e.RideType == "" {
+			return nil, upstream.NewMalformed(Provider, http.StatusOK, fmt.Sprintf("eta_estimates[%d]: ride_type missing", i))
+		}
+		n, err := upstream.WholeNumber(string(e.ETASeconds))
+		if err != nil {
+			return nil, upstream.NewMalformed(Provider, http.StatusOK, fmt.Sprintf("eta_estimates[%d]: eta_seconds is not whole seconds", i))
+		}
+		out[e.RideType] = n
 	}
 	return out, nil
 }

@@ -22,6 +22,9 @@ const DefaultBaseURL = "https://api.uber.com"
 // PricePath is the price estimates endpoint.
 const PricePath = "/v1.2/estimates/price"
 
+// TimePath is the time estimates endpoint: pickup ETAs by product.
+const TimePath = "/v1.2/estimates/time"
+
 // SandboxBaseURL is Uber's sandbox, whose answers are test data.
 const SandboxBaseURL = "https://sandbox-api.uber.com"
 
@@ -49,11 +52,15 @@ type Options struct {
 	Now func() time.Time
 }
 
-var _ upstream.Estimator = (*Client)(nil)
+var (
+	_ upstream.Estimator    = (*Client)(nil)
+	_ upstream.ETAEstimator = (*Client)(nil)
+)
 
 // Client is an Uber price estimates client; it is safe for concurrent use.
 type Client struct {
-	endpoint *url.URL
+	endpoint *url.URL // PricePath
+	times    *url.URL // TimePath
 	token    string
 	language string
 	http     *http.Client
@@ -68,8 +75,7 @@ func New(cfg Config, opts *Options) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("uber: %w", err)
 	}
-	u = u.JoinPath(PricePath)
-	c := &Client{endpoint: u, token: cfg.AccessToken, language: cfg.AcceptLanguage, http: upstream.NoRedirects(nil), now: time.Now}
+	c := &Client{endpoint: u.JoinPath(PricePath), times: u.JoinPath(TimePath), token: cfg.AccessToken, language: cfg.AcceptLanguage, http: upstream.NoRedirects(nil), now: time.Now}
 	if c.language == "" {
 		c.language = "en_US"
 	}
@@ -134,16 +140,7 @@ func (c *Client) Estimate(ctx context.Context, req upstream.Request) ([]upstream
 	if req.PartySize == 1 || req.PartySize == 2 {
 		q.Set("seat_count", strconv.Itoa(req.PartySize))
 	}
-	u := *c.endpoint
-	u.RawQuery = q.Encode()
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		return nil, upstream.FromTransport(ctx, Provider, err)
-	}
-	hreq.Header.Set("Authorization", "Bearer "+c.token)
-	hreq.Header.Set("Accept-Language", c.language)
-	hreq.Header.Set("Accept", "application/json")
-	body, err := upstream.Fetch(c.http, hreq, Provider, c.now)
+	body, err := c.get(ctx, c.endpoint, q)
 	if err != nil {
 		return nil, err
 	}
@@ -218,4 +215,76 @@ func normalise(id, name, currency string, low, high, miles, seconds json.Number)
 		e.DurationSeconds = &s
 	}
 	return e, ""
+}
+
+// get sends one authorised GET of endpoint with query q and returns the
+// body of its JSON answer, or an *upstream.Error.
+func (c *Client) get(ctx context.Context, endpoint *url.URL, q url.Values) ([]byte, error) {
+	u := *endpoint
+	u.RawQuery = q.Encode()
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, upstream.FromTransport(ctx, Provider, err)
+	}
+	hreq.Header.Set("Authorization", "Bearer "+c.token)
+	hreq.Header.Set("Accept-Language", c.language)
+	hreq.Header.Set("Accept", "application/json")
+	return upstream.Fetch(c.http, hreq, Provider, c.now)
+}
+
+// timeAnswer is the Riders API's time estimates answer: times[] with each
+// product's ETA in whole seconds ("estimate").
+type timeAnswer struct {
+	Times *[]struct {
+		ProductID   string      `json:"product_id"`
+		DisplayName string      `json:"display_name"`
+		Estimate    json.Number `json:"estimate"`
+	} `json:"times"`
+}
+
+// ETAs asks Uber for the pickup ETA of every product available at
+// req.Pickup (GET /v1.2/estimates/time takes the start only; req.ProductID
+// narrows it to one product) within ctx's deadline. A product Uber leaves
+// out has no car to send now, and is absent from the map. Errors are as
+// [Client.Estimate]'s, Malformed for an entry without its product or with
+// an estimate that is not whole seconds.
+func (c *Client) ETAs(ctx context.Context, req upstream.Request) (map[string]int64, error) {
+	if !c.Configured() {
+		return nil, upstream.NewNotConfigured(Provider, "UBER_ACCESS_TOKEN is not set")
+	}
+	if err := req.Check(Provider); err != nil {
+		return nil, err
+	}
+	q := url.Values{}
+	q.Set("start_latitude", upstream.FormatDegrees(req.Pickup.Latitude))
+	q.Set("start_longitude", upstream.FormatDegrees(req.Pickup.Longitude))
+	if req.ProductID != "" {
+		q.Set("product_id", req.ProductID)
+	}
+	body, err := c.get(ctx, c.times, q)
+	if err != nil {
+		return nil, err
+	}
+	var answer timeAnswer
+	if err := upstream.DecodeJSON(Provider, http.StatusOK, body, &answer); err != nil {
+		return nil, err
+	}
+	if answer.Times == nil {
+		return nil, upstream.NewMalformed(Provider, http.StatusOK, "times missing")
+	}
+	out := map[string]int64{}
+	for i, t := range *answer.Times {
+		if t.ProductID == "" {
+			return nil, upstream.NewMalformed(Provider, http.StatusOK, fmt.Sprintf("times[%d]: product_id missing", i))
+		}
+		if t.Estimate == "" {
+			continue
+		}
+		n, err := upstream.WholeNumber(string(t.Estimate))
+		if err != nil {
+			return nil, upstream.NewMalformed(Provider, http.StatusOK, fmt.Sprintf("times[%d]: estimate is not whole seconds", i))
+		}
+		out[t.ProductID] = n
+	}
+	return out, nil
 }
