@@ -26,6 +26,10 @@ const examples = JSON.parse(readFileSync(env('DOCS_EXAMPLES'), 'utf8'));
 const shots = env('DOCS_SCREENSHOT_DIR');
 const profile = env('DOCS_USER_DATA_DIR');
 const timeout = 15_000;
+// Screenshots are the test's artefacts, not its assertions: a console grown
+// to some 12,000 px after a search takes ten seconds or more to capture on a
+// loaded 2-core machine, so they get a longer bound than the interactions.
+const shotTimeout = 90_000;
 
 let context;
 before(async () => {
@@ -80,7 +84,7 @@ async function checkLayout(page, name) {
       .slice(0, 5).map((el) => `${el.tagName}.${el.className}`),
   }));
   assert.ok(widths.scroll <= widths.client, `horizontal scroll at 1280 px: ${JSON.stringify(widths)}`);
-  await page.screenshot({ path: join(shots, name), fullPage: true });
+  await page.screenshot({ path: join(shots, name), fullPage: true, timeout: shotTimeout });
 }
 
 describe('public mode', () => {
@@ -89,7 +93,7 @@ describe('public mode', () => {
 
   test('renders with no console errors, no foreign requests and no horizontal scroll at 1280 px', async () => {
     await checkLayout(p.page, 'public-1280.png');
-    await p.page.screenshot({ path: join(shots, 'public-top-1280.png') });
+    await p.page.screenshot({ path: join(shots, 'public-top-1280.png'), timeout: shotTimeout });
     assert.deepEqual(p.problems, []);
   });
 
@@ -117,7 +121,7 @@ describe('public mode', () => {
   });
 
   test('the sidebar breaks a tool name only between its words', async () => {
-    await p.page.screenshot({ path: join(shots, 'public-sidebar-1280.png'), clip: { x: 0, y: 0, width: 260, height: 900 } });
+    await p.page.screenshot({ path: join(shots, 'public-sidebar-1280.png'), clip: { x: 0, y: 0, width: 260, height: 900 }, timeout: shotTimeout });
     // Where a name wraps, the character before the break must be an
     // underscore: no line of the sidebar starts inside a word.
     const broken = await p.page.evaluate(() => [...document.querySelectorAll('.toc li code')].flatMap((code) => {
@@ -203,7 +207,7 @@ describe('public mode', () => {
       assert.ok(out.browser_handoffs.length > 0 && out.relay_context.session_id, JSON.stringify(out));
       if (status === 'ok') assert.ok(out.options.length > 0 && out.options.every((o) => o.verification.signature), JSON.stringify(out.options));
       assert.equal(p.calls.at(-1).url, `${publicURL}/mcp/rides`);
-      await c.screenshot({ path: join(shots, `relay-${status}-console.png`) });
+      await c.screenshot({ path: join(shots, `relay-${status}-console.png`), timeout: shotTimeout });
     });
   }
 
@@ -304,7 +308,7 @@ describe('OAuth mode', () => {
     const body = JSON.parse(await c.locator('.log li pre').first().textContent());
     assert.equal(body.error.code, -32001);
     assert.equal(p.calls.at(-1).headers.authorization, undefined);
-    await c.screenshot({ path: join(shots, 'oauth-401-console.png') });
+    await c.screenshot({ path: join(shots, 'oauth-401-console.png'), timeout: shotTimeout });
     // Chromium reports the 401 itself on the console; nothing else may appear.
     p.problems = p.problems.filter((m) => !/status of 401/.test(m));
   });
@@ -320,7 +324,7 @@ describe('OAuth mode', () => {
       assert.equal(p.calls.at(-1).headers.authorization, `Bearer ${token}`);
       assert.deepEqual((await finalFrame(c)).result, ex.response.result);
     }
-    await c.screenshot({ path: join(shots, 'oauth-token-console.png') });
+    await c.screenshot({ path: join(shots, 'oauth-token-console.png'), timeout: shotTimeout });
     assert.deepEqual(p.problems, []);
   });
 });
