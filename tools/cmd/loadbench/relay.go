@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -51,9 +53,21 @@ type relaySlot struct {
 }
 
 // relayEnv turns Relay's limits off, as the Trident runs turn RATE_LIMIT
-// off: the benchmark measures the work, not the limiter's refusals.
-func relayEnv(databaseURL string) []string {
-	return []string{"RELAY_DATABASE_URL=" + databaseURL, "RELAY_RATE_LIMIT=0", "RELAY_PROVIDER_BUDGET=1000000000"}
+// off: the benchmark measures the work, not the limiter's refusals. Both
+// engines sign with a key of the run's own: a PostgreSQL store refuses to
+// start without RELAY_SIGNING_KEYS, and SQLite's kept key would be one more
+// difference between the two rows.
+func relayEnv(databaseURL, signingKeys string) []string {
+	return []string{"RELAY_DATABASE_URL=" + databaseURL, "RELAY_SIGNING_KEYS=" + signingKeys, "RELAY_RATE_LIMIT=0", "RELAY_PROVIDER_BUDGET=1000000000"}
+}
+
+// runSigningKeys is a RELAY_SIGNING_KEYS value with a random 32-byte key.
+func runSigningKeys() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return "loadbench:" + base64.RawURLEncoding.EncodeToString(b), nil
 }
 
 // startRelayServers starts one trident-mcp per engine. PostgreSQL gets a
@@ -64,6 +78,10 @@ func startRelayServers(c config, tmp string) (servers []relayServer, stop func()
 		for i := len(stops) - 1; i >= 0; i-- {
 			stops[i]()
 		}
+	}
+	keys, err := runSigningKeys()
+	if err != nil {
+		return nil, stop, err
 	}
 	for _, engine := range c.relayEngines {
 		var dbURL string
@@ -81,7 +99,7 @@ func startRelayServers(c config, tmp string) (servers []relayServer, stop func()
 			stops = append(stops, drop)
 			dbURL = u
 		}
-		t, err := startServer(c.serverBin, relayEnv(dbURL))
+		t, err := startServer(c.serverBin, relayEnv(dbURL, keys))
 		if err != nil {
 			return nil, stop, err
 		}
