@@ -198,3 +198,16 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.WriteHeader(status)
 	w.Write(body)
 }
+
+// only is the entries of in whose key is want, or all of in when want is
+// empty; never nil, so that an answer's list encodes as [] as the real APIs
+// send it.
+func only[E any](in []E, want string, key func(E) string) []E {
+	out := []E{}
+	for _, e := range in {
+		if want == "" || key(e) == want {
+			out = append(out, e)
+		}
+	}
+	return out
+}

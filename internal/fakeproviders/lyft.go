@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -192,12 +193,18 @@ func (l *Lyft) token(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// bearerValid says whether r carries a token the fake issued and has not
+// revoked; l.mu is held.
+func (l *Lyft) bearerValid(r *http.Request) bool {
+	token, found := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return found && token != "" && l.valid[token]
+}
+
 func (l *Lyft) cost(w http.ResponseWriter, r *http.Request) {
 	l.record(r, nil)
 	knob, retryAfter := l.take()
 	l.mu.Lock()
-	auth := r.Header.Get("Authorization")
-	ok := len(auth) > len("Bearer ") && auth[:len("Bearer ")] == "Bearer " && l.valid[auth[len("Bearer "):]]
+	ok := l.bearerValid(r)
 	estimates := l.estimates
 	l.mu.Unlock()
 	if !ok {
@@ -212,26 +219,14 @@ func (l *Lyft) cost(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, lyftError("bad_parameter", "start_lat and start_lng are required."))
 		return
 	}
-	if rt := q.Get("ride_type"); rt != "" {
-		var only []LyftCostEstimate
-		for _, e := range estimates {
-			if e.RideType == rt {
-				only = append(only, e)
-			}
-		}
-		estimates = only
-	}
-	if estimates == nil {
-		estimates = []LyftCostEstimate{}
-	}
+	estimates = only(estimates, q.Get("ride_type"), func(e LyftCostEstimate) string { return e.RideType })
 	writeJSON(w, http.StatusOK, map[string]any{"cost_estimates": estimates})
 }
 
 func (l *Lyft) eta(w http.ResponseWriter, r *http.Request) {
 	l.record(r, nil)
 	l.mu.Lock()
-	auth := r.Header.Get("Authorization")
-	ok := len(auth) > len("Bearer ") && auth[:len("Bearer ")] == "Bearer " && l.valid[auth[len("Bearer "):]]
+	ok := l.bearerValid(r)
 	knob, retryAfter, etas := l.etaKnob, l.retryAfter, l.etas
 	l.mu.Unlock()
 	if !ok {
@@ -246,17 +241,6 @@ func (l *Lyft) eta(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, lyftError("bad_parameter", "lat and lng are required."))
 		return
 	}
-	if rt := q.Get("ride_type"); rt != "" {
-		var only []LyftETAEstimate
-		for _, e := range etas {
-			if e.RideType == rt {
-				only = append(only, e)
-			}
-		}
-		etas = only
-	}
-	if etas == nil {
-		etas = []LyftETAEstimate{}
-	}
+	etas = only(etas, q.Get("ride_type"), func(e LyftETAEstimate) string { return e.RideType })
 	writeJSON(w, http.StatusOK, map[string]any{"eta_estimates": etas})
 }

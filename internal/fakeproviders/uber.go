@@ -168,17 +168,6 @@ func (u *Uber) time(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusUnprocessableEntity, uberError("validation_failed", "Invalid request."))
 		return
 	}
-	if id := q.Get("product_id"); id != "" {
-		var only []UberTime
-		for _, t := range times {
-			if t.ProductID == id {
-				only = append(only, t)
-			}
-		}
-		times = only
-	}
-	if times == nil {
-		times = []UberTime{}
-	}
+	times = only(times, q.Get("product_id"), func(t UberTime) string { return t.ProductID })
 	writeJSON(w, http.StatusOK, map[string]any{"times": times})
 }
