@@ -88,10 +88,9 @@ func (s *endpoint) record(ctx context.Context, act string, c call, events ...sto
 	return s.saveAndRecord(ctx, act, c, nil, events...)
 }
 
-// saveAndRecord is save (when f is not nil) and record in one commit when
-// the store is a [store.CallWriter]: a call's last writes then cost one
-// transaction, one fsync on SQLite, instead of one each. Otherwise it
-// writes them one at a time, the context first.
+// saveAndRecord is save (when f is not nil) and record in one commit
+// ([store.Store.WriteCall]): a call's last writes cost one transaction, one
+// fsync on SQLite, instead of one each.
 func (s *endpoint) saveAndRecord(ctx context.Context, act string, c call, f *journey.Fields, events ...store.Event) error {
 	var changed json.RawMessage
 	if f != nil {
@@ -103,24 +102,14 @@ func (s *endpoint) saveAndRecord(ctx context.Context, act string, c call, f *jou
 			changed = b
 		}
 	}
+	if changed == nil && len(events) == 0 {
+		return nil
+	}
 	for i := range events {
 		events[i].JourneyID, events[i].IntentID, events[i].RequestID = c.rc.JourneyID, c.rc.IntentID, c.rc.RequestID
 	}
-	if cw, ok := s.store.(store.CallWriter); ok && (changed != nil || len(events) > 0) {
-		if _, err := cw.WriteCall(ctx, act, store.CallWrites{JourneyID: c.journey.ID, Context: changed, Events: events}); err != nil {
-			return fmt.Errorf("relay: saving journey %s and its events: %w", c.journey.ID, err)
-		}
-		return nil
-	}
-	if changed != nil {
-		if _, err := s.store.SetJourneyContext(ctx, act, c.journey.ID, changed); err != nil {
-			return fmt.Errorf("relay: saving journey %s: %w", c.journey.ID, err)
-		}
-	}
-	for _, e := range events {
-		if _, err := s.store.RecordEvent(ctx, act, e); err != nil {
-			return fmt.Errorf("relay: recording a %s event: %w", e.Kind, err)
-		}
+	if _, err := s.store.WriteCall(ctx, act, store.CallWrites{JourneyID: c.journey.ID, Context: changed, Events: events}); err != nil {
+		return fmt.Errorf("relay: saving journey %s and its events: %w", c.journey.ID, err)
 	}
 	return nil
 }

@@ -313,7 +313,7 @@ func (o observedBooker) BookingLink(ctx context.Context, trip sources.Trip, prod
 // storeOperations are the Store methods observedStore times, the values
 // of the operation label.
 var storeOperations = []string{"begin", "session", "new_journey", "journey", "set_journey_context", "new_intent", "intent",
-	"report_connectors", "connector_report", "record_event", "events", "purge", "ping"}
+	"report_connectors", "connector_report", "record_event", "events", "write_call", "purge", "ping"}
 
 // observedStore times every store operation, counts its failures, the
 // events it retains and the rows the purge deletes, and makes each a
@@ -324,26 +324,9 @@ type observedStore struct {
 	obs *observer
 }
 
-// observe wraps st, keeping it a [store.CallWriter] when it is one: the
-// wrapper must not hide the one-commit path (calls.go falls back to a
-// commit per write for a store that is not one).
-func observe(st store.Store, obs *observer) store.Store {
-	o := observedStore{Store: st, obs: obs}
-	if cw, ok := st.(store.CallWriter); ok {
-		return observedCallWriter{o, cw}
-	}
-	return o
-}
-
-// observedCallWriter is an [observedStore] over a [store.CallWriter].
-type observedCallWriter struct {
-	observedStore
-	cw store.CallWriter
-}
-
-func (o observedCallWriter) WriteCall(ctx context.Context, actor string, w store.CallWrites) ([]store.Event, error) {
+func (o observedStore) WriteCall(ctx context.Context, actor string, w store.CallWrites) ([]store.Event, error) {
 	ctx, done := o.op(ctx, "write_call")
-	r, err := o.cw.WriteCall(ctx, actor, w)
+	r, err := o.Store.WriteCall(ctx, actor, w)
 	done(err)
 	if err == nil {
 		for _, e := range w.Events {

@@ -60,7 +60,7 @@ func (s *endpoint) openStore(o Options) error {
 	if err := s.signingKeys(o, o.Store == nil && o.DatabaseURL == ""); err != nil {
 		return errors.Join(err, release())
 	}
-	s.store = observe(s.store, s.obs) // timed, counted and traced (observe.go)
+	s.store = observedStore{Store: s.store, obs: s.obs} // timed, counted and traced (observe.go)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

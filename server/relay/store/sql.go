@@ -558,8 +558,6 @@ func (s *sqlStore) wrap(op string, err error) error {
 	return fmt.Errorf("store (%s): %s: %w", s.d.name, op, err)
 }
 
-var _ CallWriter = (*sqlStore)(nil)
-
 // errNoRow marks, inside WriteCall's transaction, a write whose guard
 // matched no row; why is looked up after the rollback.
 type errNoRow struct{ event int } // -1: the journey update

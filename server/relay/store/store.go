@@ -46,6 +46,12 @@ type Store interface {
 	RecordEvent(ctx context.Context, actor string, event Event) (Event, error)
 	// Events lists a journey's events in the order they were recorded.
 	Events(ctx context.Context, actor, journeyID string) ([]Event, error)
+	// WriteCall commits the writes that end one tool call together: either
+	// all of them are durable when it returns nil, or none was made; each
+	// write is checked as its one-at-a-time method checks it (ErrNotFound,
+	// ErrForeignActor, ErrInvalid). The events come back with ID and
+	// OccurredAt set.
+	WriteCall(ctx context.Context, actor string, w CallWrites) ([]Event, error)
 	// Purge deletes what has been idle since before: events that occurred
 	// and reports made before it, then intents, journeys and sessions that
 	// are that old and have nothing newer left under them.
@@ -230,8 +236,7 @@ func (o *Options) busyTimeout() time.Duration {
 
 // CallWrites are the writes that end one tool call: the journey's new
 // context and the call's events, committed in one transaction (one commit,
-// one fsync on SQLite, instead of one each) by a store that is a
-// [CallWriter].
+// one fsync on SQLite, instead of one each) by [Store.WriteCall].
 type CallWrites struct {
 	// JourneyID is the journey Context replaces the context of.
 	JourneyID string
@@ -240,14 +245,4 @@ type CallWrites struct {
 	Context json.RawMessage
 	// Events are recorded in order, as [Store.RecordEvent] records each.
 	Events []Event
-}
-
-// CallWriter is a [Store] that commits a call's writes together. Either all
-// of them are durable when WriteCall returns nil, or none was made; each
-// write is checked as its one-at-a-time method checks it (ErrNotFound,
-// ErrForeignActor, ErrInvalid). The events come back with ID and
-// OccurredAt set. Callers fall back to the one-at-a-time methods for a
-// store that is not one.
-type CallWriter interface {
-	WriteCall(ctx context.Context, actor string, w CallWrites) ([]Event, error)
 }

@@ -104,7 +104,6 @@ func TestWriterConcurrentAndClose(t *testing.T) {
 func TestWriteCall(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e engine) {
 		st := open(t, e.url(t), nil)
-		cw := st.(CallWriter)
 		refs, err := st.Begin(bg, "alice", "search_rides", nil)
 		if err != nil {
 			t.Fatal(err)
@@ -112,7 +111,7 @@ func TestWriteCall(t *testing.T) {
 		ev := func(req string) Event {
 			return Event{Kind: EventRequest, JourneyID: refs.JourneyID, IntentID: refs.IntentID, RequestID: req, Tool: "search_rides", Status: "ok"}
 		}
-		got, err := cw.WriteCall(bg, "alice", CallWrites{JourneyID: refs.JourneyID, Context: []byte(`{"party_size":2}`), Events: []Event{ev("a"), ev("b")}})
+		got, err := st.WriteCall(bg, "alice", CallWrites{JourneyID: refs.JourneyID, Context: []byte(`{"party_size":2}`), Events: []Event{ev("a"), ev("b")}})
 		if err != nil || len(got) != 2 || got[0].ID == 0 || got[1].ID <= got[0].ID || got[0].OccurredAt.IsZero() {
 			t.Fatalf("WriteCall: %+v, %v", got, err)
 		}
@@ -120,10 +119,10 @@ func TestWriteCall(t *testing.T) {
 		// the context it carried is not kept.
 		bad := ev("c")
 		bad.IntentID = "int_nope"
-		if _, err := cw.WriteCall(bg, "alice", CallWrites{JourneyID: refs.JourneyID, Context: []byte(`{"party_size":5}`), Events: []Event{ev("c"), bad}}); !errors.Is(err, ErrNotFound) {
+		if _, err := st.WriteCall(bg, "alice", CallWrites{JourneyID: refs.JourneyID, Context: []byte(`{"party_size":5}`), Events: []Event{ev("c"), bad}}); !errors.Is(err, ErrNotFound) {
 			t.Errorf("an unknown intent: %v; want ErrNotFound", err)
 		}
-		if _, err := cw.WriteCall(bg, "mallory", CallWrites{JourneyID: refs.JourneyID, Context: []byte(`{"party_size":5}`)}); !errors.Is(err, ErrForeignActor) {
+		if _, err := st.WriteCall(bg, "mallory", CallWrites{JourneyID: refs.JourneyID, Context: []byte(`{"party_size":5}`)}); !errors.Is(err, ErrForeignActor) {
 			t.Errorf("another actor's journey: %v; want ErrForeignActor", err)
 		}
 		j, err := st.Journey(bg, "alice", refs.JourneyID)
