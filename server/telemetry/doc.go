@@ -13,7 +13,7 @@
 //	ctx, span := telemetry.Start(ctx, "trident.price")
 //	defer span.End()
 //	if span.IsRecording() {
-//		span.SetAttributes(attribute.String("trident.vehicle_type", vt))
+//		span.SetAttributes(attribute.String("trident.tariff_band", band))
 //	}
 //
 // Attributes follow the rule of the logs: never a token, a coordinate, an

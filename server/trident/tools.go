@@ -150,7 +150,7 @@ func (t *tools) price(ctx context.Context, tr trip, progress progressFunc) (pric
 	}
 	_, span = telemetry.Start(ctx, "trident.price")
 	q, err := t.tariff.Quote(ft)
-	endPrice(span, tr.vehicle, q, err)
+	endPrice(span, q, err)
 	switch {
 	case err == nil:
 	case errors.Is(err, fare.ErrCapacity):

@@ -31,11 +31,11 @@ func endStep(span trace.Span, err error) {
 	span.End()
 }
 
-// endPrice ends the price span with the vehicle, the tariff band and the
-// tariff version that priced the trip.
-func endPrice(span trace.Span, vehicle string, q fare.Quote, err error) {
+// endPrice ends the price span with the tariff band and the tariff version
+// that priced the trip: what the step decided. The vehicle type is the
+// caller's argument, so, like the places, it is not recorded.
+func endPrice(span trace.Span, q fare.Quote, err error) {
 	if span.IsRecording() {
-		span.SetAttributes(attribute.String("trident.vehicle_type", vehicle))
 		if err != nil {
 			telemetry.Fail(span, "refused")
 		} else {
