@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -15,6 +14,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/tridenttaxis/trident-mcp/server/relay/signing"
 )
 
 // The Relay half of the run: the five Relay tools on /mcp/rides, each
@@ -61,13 +62,11 @@ func relayEnv(databaseURL, signingKeys string) []string {
 	return []string{"RELAY_DATABASE_URL=" + databaseURL, "RELAY_SIGNING_KEYS=" + signingKeys, "RELAY_RATE_LIMIT=0", "RELAY_PROVIDER_BUDGET=1000000000"}
 }
 
-// runSigningKeys is a RELAY_SIGNING_KEYS value with a random 32-byte key.
-func runSigningKeys() (string, error) {
-	b := make([]byte, 32)
-	if _, err := rand.Read(b); err != nil {
-		return "", err
-	}
-	return "loadbench:" + base64.RawURLEncoding.EncodeToString(b), nil
+// runSigningKeys is a RELAY_SIGNING_KEYS value with a fresh key of Relay's
+// own making.
+func runSigningKeys() string {
+	kid, key := signing.NewKey("loadbench-")
+	return kid + ":" + base64.RawURLEncoding.EncodeToString(key)
 }
 
 // startRelayServers starts one trident-mcp per engine. PostgreSQL gets a
@@ -79,10 +78,7 @@ func startRelayServers(c config, tmp string) (servers []relayServer, stop func()
 			stops[i]()
 		}
 	}
-	keys, err := runSigningKeys()
-	if err != nil {
-		return nil, stop, err
-	}
+	keys := runSigningKeys()
 	for _, engine := range c.relayEngines {
 		var dbURL string
 		switch engine {
