@@ -208,7 +208,7 @@ func checkTrace(t *testing.T, spans []span, logs string) {
 			}
 		}
 	}
-	for _, name := range []string{"relay.source trident", "tools/call estimate_fare", "trident.geocode", "trident.route", "trident.price", "relay.store begin", "relay.store write_call"} {
+	for _, name := range []string{"relay.source trident", "tools/call estimate_fare", "trident.geocode", "trident.route", "trident.price", "relay.store write_call"} {
 		if count[name] == 0 {
 			t.Errorf("no %s span in the trace", name)
 		}

@@ -26,21 +26,24 @@ type call struct {
 	rc      mcptypes.RelayContext
 	journey store.Journey
 	fields  journey.Fields // journey.Context decoded
+	// open is the session, journey or intent the call opens: written with
+	// the call's last writes ([endpoint.saveAndRecord]), in its one commit.
+	open *store.Opening
 }
 
 // callContext opens or continues the call's session and journey. Without a
-// context it opens a session, a journey and an intent in the store; with one
-// it verifies the signature for act, then loads the journey from the store
-// (which checks that act owns it) and, for a search (newIntent), opens a new
-// intent in it. Either way the call gets a new request id and a freshly
-// signed context.
+// context it names a new session, journey and intent; with one it verifies
+// the signature for act, then loads the journey from the store (which
+// checks that act owns it) and, for a search (newIntent), names a new intent
+// in it. What it names is opened with the call's last writes (c.open, one
+// commit per call: BenchmarkSearchRidesParallel), so a call that fails
+// before them opens nothing, and its caller never saw the ids. Either way
+// the call gets a new request id and a freshly signed context.
 func (s *endpoint) callContext(ctx context.Context, act, tool string, given *mcptypes.RelayContext, newIntent bool) (call, error) {
 	var c call
 	if given == nil {
-		refs, err := s.store.Begin(ctx, act, tool, nil)
-		if err != nil {
-			return c, fmt.Errorf("relay: opening a journey: %w", err)
-		}
+		refs := store.Refs{SessionID: s.newID("ses"), JourneyID: s.newID("jny"), IntentID: s.newID("int")}
+		c.open = &store.Opening{Refs: refs, Tool: tool}
 		c.rc.SessionID, c.rc.JourneyID, c.rc.IntentID = refs.SessionID, refs.JourneyID, refs.IntentID
 		c.journey = store.Journey{ID: refs.JourneyID, SessionID: refs.SessionID, Actor: act}
 	} else {
@@ -62,11 +65,8 @@ func (s *endpoint) callContext(ctx context.Context, act, tool string, given *mcp
 			return c, fmt.Errorf("relay: journey %s holds an invalid context: %w", j.ID, err)
 		}
 		if newIntent {
-			in, err := s.store.NewIntent(ctx, act, j.ID, tool)
-			if err != nil {
-				return c, fmt.Errorf("relay: opening an intent: %w", err)
-			}
-			c.rc.IntentID = in.ID
+			c.open = &store.Opening{Refs: store.Refs{IntentID: s.newID("int")}, Tool: tool}
+			c.rc.IntentID = c.open.IntentID
 		}
 	}
 	c.rc.RequestID = s.newID("req")
@@ -76,21 +76,17 @@ func (s *endpoint) callContext(ctx context.Context, act, tool string, given *mcp
 	return c, nil
 }
 
-// save stores f as the journey's context when it differs from what the
-// store holds. Only a call that moves the journey on saves: a proposal
-// does not.
-func (s *endpoint) save(ctx context.Context, act string, c call, f journey.Fields) error {
-	return s.saveAndRecord(ctx, act, c, &f)
-}
-
 // record retains events under the call's journey, intent and request.
 func (s *endpoint) record(ctx context.Context, act string, c call, events ...store.Event) error {
 	return s.saveAndRecord(ctx, act, c, nil, events...)
 }
 
-// saveAndRecord is save (when f is not nil) and record in one commit
-// ([store.Store.WriteCall]): a call's last writes cost one transaction, one
-// fsync on SQLite, instead of one each.
+// saveAndRecord stores f (when not nil) as the journey's context when it
+// differs from what the store holds, and records events, in one commit with
+// what the call opens ([store.Store.WriteCall]): a call's writes cost one
+// transaction, one fsync on SQLite, instead of one each. Every call that
+// answers with its relay_context ends here, so what it names exists once it
+// has answered.
 func (s *endpoint) saveAndRecord(ctx context.Context, act string, c call, f *journey.Fields, events ...store.Event) error {
 	var changed json.RawMessage
 	if f != nil {
@@ -102,13 +98,13 @@ func (s *endpoint) saveAndRecord(ctx context.Context, act string, c call, f *jou
 			changed = b
 		}
 	}
-	if changed == nil && len(events) == 0 {
+	if changed == nil && len(events) == 0 && c.open == nil {
 		return nil
 	}
 	for i := range events {
 		events[i].JourneyID, events[i].IntentID, events[i].RequestID = c.rc.JourneyID, c.rc.IntentID, c.rc.RequestID
 	}
-	if _, err := s.store.WriteCall(ctx, act, store.CallWrites{JourneyID: c.journey.ID, Context: changed, Events: events}); err != nil {
+	if _, err := s.store.WriteCall(ctx, act, store.CallWrites{Open: c.open, JourneyID: c.journey.ID, Context: changed, Events: events}); err != nil {
 		return fmt.Errorf("relay: saving journey %s and its events: %w", c.journey.ID, err)
 	}
 	return nil

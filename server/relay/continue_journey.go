@@ -83,12 +83,12 @@ func (s *endpoint) continueJourney(ctx context.Context, req *mcp.CallToolRequest
 	if d.NextAction != nil {
 		out.NextAction = &mcptypes.NextAction{Connector: d.NextAction.Connector, Tool: d.NextAction.Tool, Arguments: d.NextAction.Arguments}
 	}
+	// Only a journey that is ready moves on: a proposal saves nothing.
+	var moved *journey.Fields
 	if d.Status == journey.StatusReady {
-		if err := s.save(ctx, act, c, fields); err != nil {
-			return nil, err
-		}
+		moved = &fields
 	}
-	if err := s.record(ctx, act, c, store.Event{Kind: store.EventRequest, Tool: tool, Status: string(d.Status)}); err != nil {
+	if err := s.saveAndRecord(ctx, act, c, moved, store.Event{Kind: store.EventRequest, Tool: tool, Status: string(d.Status)}); err != nil {
 		return nil, err
 	}
 	return result(out, false)

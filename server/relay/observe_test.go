@@ -41,7 +41,7 @@ func observedRelay(t *testing.T) (*client.Client, *prometheus.Registry) {
 
 // TestRelayMetrics: a partial search counts each provider attempt by
 // provider and outcome with its latency, the search by status, the store's
-// operations and the event it recorded; a tampered option counts a
+// operations (one write, which opens its journey) and the event it recorded; a tampered option counts a
 // signature refusal by reason. The README lists every relay_ series.
 func TestRelayMetrics(t *testing.T) {
 	c, reg := observedRelay(t)
@@ -62,8 +62,8 @@ func TestRelayMetrics(t *testing.T) {
 		`relay_provider_call_duration_seconds{endpoint=/mcp/rides,outcome=ok,provider=uber}`:        1,
 		`relay_searches_total{endpoint=/mcp/rides,status=partial}`:                                  1,
 		`relay_searches_total{endpoint=/mcp/rides,status=ok}`:                                       0,
-		`relay_store_operation_duration_seconds{endpoint=/mcp/rides,operation=begin}`:               1,
-		`relay_store_errors_total{endpoint=/mcp/rides,operation=begin}`:                             0,
+		`relay_store_operation_duration_seconds{endpoint=/mcp/rides,operation=write_call}`:          1,
+		`relay_store_errors_total{endpoint=/mcp/rides,operation=write_call}`:                        0,
 		`relay_events_recorded_total{endpoint=/mcp/rides,kind=request}`:                             1,
 		`relay_signature_refusals_total{endpoint=/mcp/rides,reason=option_signature}`:               1,
 		`relay_signature_refusals_total{endpoint=/mcp/rides,reason=option_expired}`:                 0,
@@ -104,7 +104,12 @@ func TestRelaySpans(t *testing.T) {
 	if root == nil {
 		t.Fatalf("no front-door span; spans: %v", byName)
 	}
-	for _, name := range []string{"relay.source uber", "relay.source lyft", "relay.store begin", "relay.store write_call"} {
+	// The search's one store write opens its session, journey and intent
+	// with its event: no relay.store begin.
+	if _, ok := byName["relay.store begin"]; ok {
+		t.Errorf("a relay.store begin span: a search writes once")
+	}
+	for _, name := range []string{"relay.source uber", "relay.source lyft", "relay.store write_call"} {
 		s, ok := byName[name]
 		if !ok {
 			t.Errorf("no %s span", name)

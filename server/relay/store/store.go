@@ -238,11 +238,28 @@ func (o *Options) busyTimeout() time.Duration {
 // context and the call's events, committed in one transaction (one commit,
 // one fsync on SQLite, instead of one each) by [Store.WriteCall].
 type CallWrites struct {
-	// JourneyID is the journey Context replaces the context of.
+	// Open, when not nil, is opened first, in the same transaction: a call
+	// that starts a journey or a search costs no commit of its own.
+	Open *Opening
+	// JourneyID is the journey Context replaces the context of (with
+	// Open.SessionID set, the journey Open.JourneyID opens).
 	JourneyID string
 	// Context is the journey's new context, as [Store.SetJourneyContext]
 	// takes it; nil leaves the journey as it is.
 	Context json.RawMessage
 	// Events are recorded in order, as [Store.RecordEvent] records each.
 	Events []Event
+}
+
+// Opening is what [CallWrites] opens before its other writes. With
+// SessionID set, a session, its first journey and that journey's intent,
+// as [Store.Begin] opens them (the journey's context is CallWrites.Context,
+// or "{}"); with only IntentID, an intent in CallWrites.JourneyID, as
+// [Store.NewIntent] opens it. The ids are the caller's, minted as
+// [Options.NewID] mints the store's own, so that a call can sign them into
+// its relay_context before its one commit.
+type Opening struct {
+	Refs
+	// Tool is the tool that opened the intent.
+	Tool string
 }

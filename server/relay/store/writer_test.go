@@ -134,3 +134,66 @@ func TestWriteCall(t *testing.T) {
 		}
 	})
 }
+
+// WriteCall opens a session, journey and intent, or an intent, with the
+// call's other writes on each engine: all in one commit, nothing of it on
+// a refusal.
+func TestWriteCallOpens(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e engine) {
+		st := open(t, e.url(t), nil)
+		refs := Refs{SessionID: "ses_1", JourneyID: "jny_1", IntentID: "int_1"}
+		ev := func(intent, req string) Event {
+			return Event{Kind: EventRequest, JourneyID: refs.JourneyID, IntentID: intent, RequestID: req, Tool: "search_rides", Status: "ok"}
+		}
+		got, err := st.WriteCall(bg, "alice", CallWrites{Open: &Opening{Refs: refs, Tool: "search_rides"}, JourneyID: refs.JourneyID,
+			Context: []byte(`{"party_size":2}`), Events: []Event{ev(refs.IntentID, "a")}})
+		if err != nil || len(got) != 1 || got[0].ID == 0 {
+			t.Fatalf("WriteCall opening a session: %+v, %v", got, err)
+		}
+		if s, err := st.Session(bg, "alice", refs.SessionID); err != nil || s.Actor != "alice" {
+			t.Errorf("session %+v, %v; want alice's", s, err)
+		}
+		if j, err := st.Journey(bg, "alice", refs.JourneyID); err != nil || j.SessionID != refs.SessionID || string(j.Context) != `{"party_size":2}` {
+			t.Errorf("journey %+v, %v; want in %s with the call's context", j, err, refs.SessionID)
+		}
+		if in, err := st.Intent(bg, "alice", refs.IntentID); err != nil || in.JourneyID != refs.JourneyID || in.Tool != "search_rides" {
+			t.Errorf("intent %+v, %v; want search_rides's in %s", in, err, refs.JourneyID)
+		}
+		// A second search in the journey opens only its intent.
+		if _, err := st.WriteCall(bg, "alice", CallWrites{Open: &Opening{Refs: Refs{IntentID: "int_2"}, Tool: "search_rides"}, JourneyID: refs.JourneyID,
+			Events: []Event{ev("int_2", "b")}}); err != nil {
+			t.Fatalf("WriteCall opening an intent: %v", err)
+		}
+		if in, err := st.Intent(bg, "alice", "int_2"); err != nil || in.JourneyID != refs.JourneyID {
+			t.Errorf("second intent %+v, %v; want in %s", in, err, refs.JourneyID)
+		}
+		// Another actor's journey, and an unknown one: refused, and the
+		// intent is not left behind.
+		if _, err := st.WriteCall(bg, "mallory", CallWrites{Open: &Opening{Refs: Refs{IntentID: "int_3"}, Tool: "search_rides"}, JourneyID: refs.JourneyID}); !errors.Is(err, ErrForeignActor) {
+			t.Errorf("an intent in another actor's journey: %v; want ErrForeignActor", err)
+		}
+		if _, err := st.WriteCall(bg, "alice", CallWrites{Open: &Opening{Refs: Refs{IntentID: "int_4"}, Tool: "search_rides"}, JourneyID: "jny_nope"}); !errors.Is(err, ErrNotFound) {
+			t.Errorf("an intent in an unknown journey: %v; want ErrNotFound", err)
+		}
+		for _, id := range []string{"int_3", "int_4"} {
+			if _, err := st.Intent(bg, "alice", id); !errors.Is(err, ErrNotFound) {
+				t.Errorf("refused intent %s: %v; want ErrNotFound", id, err)
+			}
+		}
+		// A refused event undoes the opening with it.
+		fresh := Refs{SessionID: "ses_2", JourneyID: "jny_2", IntentID: "int_5"}
+		if _, err := st.WriteCall(bg, "alice", CallWrites{Open: &Opening{Refs: fresh, Tool: "search_rides"}, JourneyID: fresh.JourneyID,
+			Events: []Event{ev("int_nope", "c")}}); !errors.Is(err, ErrNotFound) {
+			t.Errorf("an event of an unknown intent: %v; want ErrNotFound", err)
+		}
+		if _, err := st.Session(bg, "alice", fresh.SessionID); !errors.Is(err, ErrNotFound) {
+			t.Errorf("the refused call's session: %v; want ErrNotFound", err)
+		}
+		// An opening without an intent, or whose journey is not the call's.
+		for _, o := range []*Opening{{Refs: Refs{SessionID: "ses_3", JourneyID: "jny_3"}}, {Refs: Refs{SessionID: "ses_3", JourneyID: "jny_3", IntentID: "int_6"}}} {
+			if _, err := st.WriteCall(bg, "alice", CallWrites{Open: o, JourneyID: "jny_other"}); !errors.Is(err, ErrInvalid) {
+				t.Errorf("opening %+v: %v; want ErrInvalid", o.Refs, err)
+			}
+		}
+	})
+}
