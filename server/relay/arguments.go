@@ -145,6 +145,9 @@ func fieldProblems(ve *jsonschema.ValidationError) []mcptypes.FieldProblem {
 // panics). So such a number is refused before validation, as an
 // out-of-range argument. A zero with any exponent (0e99999999999) is zero:
 // math/big reads it at once, and it passes.
+//
+// at is where the number lies below doc, a JSON pointer; it is built only
+// on the way out of a hit, since every call checks every argument.
 func outOfRange(doc any, at string) (string, bool) {
 	switch v := doc.(type) {
 	case json.Number:
@@ -153,19 +156,22 @@ func outOfRange(doc any, at string) (string, bool) {
 		}
 	case map[string]any:
 		for k, e := range v {
-			if p, ok := outOfRange(e, at+"/"+strings.NewReplacer("~", "~0", "/", "~1").Replace(k)); ok {
-				return p, true
+			if p, ok := outOfRange(e, ""); ok {
+				return at + "/" + pointerEscaper.Replace(k) + p, true
 			}
 		}
 	case []any:
 		for i, e := range v {
-			if p, ok := outOfRange(e, at+"/"+strconv.Itoa(i)); ok {
-				return p, true
+			if p, ok := outOfRange(e, ""); ok {
+				return at + "/" + strconv.Itoa(i) + p, true
 			}
 		}
 	}
 	return "", false
 }
+
+// pointerEscaper escapes a member name as a JSON pointer token (RFC 6901).
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
 // beyondFloat64 reports whether the number literal s overflows float64 or,
 // not being zero, reads as 0. strconv is fast whatever the exponent.
