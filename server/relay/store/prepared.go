@@ -21,6 +21,7 @@ func prepareAll(ctx context.Context, db *sql.DB, q queries) (map[string]*sql.Stm
 	for _, query := range []string{
 		q.insertSession, q.insertJourney, q.insertIntent, q.session, q.journey, q.intent,
 		q.setJourneyContext, q.upsertReport, q.report, q.insertEvent, q.events,
+		savepointSQL, releaseSQL, rollbackToSQL,
 	} {
 		st, err := db.PrepareContext(ctx, query)
 		if err != nil {

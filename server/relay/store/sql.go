@@ -94,7 +94,7 @@ func newSQLStore(ctx context.Context, d dialect, db *sql.DB, opts *Options) (*sq
 		if err != nil {
 			return nil, err
 		}
-		s.stmts, s.w = stmts, newWriter(db)
+		s.stmts, s.w = stmts, newWriter(db, stmts)
 	}
 	return s, nil
 }

@@ -43,7 +43,8 @@ type writeJob struct {
 
 // writer is the SQLite group-commit writer.
 type writer struct {
-	db   *sql.DB
+	db    *sql.DB
+	stmts map[string]*sql.Stmt // prepared statements, savepoints' included
 	jobs chan *writeJob
 	// closing is closed by close; the loop drains what is queued, then
 	// exits and closes stopped.
@@ -57,8 +58,16 @@ type writer struct {
 
 var errClosed = errors.New("store: closed")
 
-func newWriter(db *sql.DB) *writer {
-	w := &writer{db: db, jobs: make(chan *writeJob, maxBatch), closing: make(chan struct{}), stopped: make(chan struct{})}
+// The batch's savepoint statements, prepared with the store's own
+// ([prepareAll]): SQLite would otherwise compile each on every write.
+const (
+	savepointSQL  = "SAVEPOINT w"
+	releaseSQL    = "RELEASE w"
+	rollbackToSQL = "ROLLBACK TO w"
+)
+
+func newWriter(db *sql.DB, stmts map[string]*sql.Stmt) *writer {
+	w := &writer{db: db, stmts: stmts, jobs: make(chan *writeJob, maxBatch), closing: make(chan struct{}), stopped: make(chan struct{})}
 	go w.loop()
 	return w
 }
@@ -152,32 +161,24 @@ func (w *writer) commit(batch []*writeJob) {
 		answer(fmt.Errorf("begin: %w", err))
 		return
 	}
-	for i, j := range batch {
-		if err := j.ctx.Err(); err != nil {
-			errs[i] = err // gone before its turn: not written
-			continue
+	if len(batch) == 1 {
+		// Alone in its batch, a write needs no savepoint: when it fails,
+		// the transaction is rolled back whole.
+		j := batch[0]
+		err := j.ctx.Err() // gone before its turn: not written
+		if err == nil {
+			err = j.fn(context.WithoutCancel(j.ctx), tx)
 		}
-		if _, err := tx.ExecContext(ctx, "SAVEPOINT w"); err != nil {
+		if err != nil {
 			tx.Rollback()
-			answer(fmt.Errorf("savepoint: %w", err))
+			errs[0] = err
+			answer(nil)
 			return
 		}
-		if err := j.fn(context.WithoutCancel(j.ctx), tx); err != nil {
-			errs[i] = err
-			// A failed statement can end the whole transaction in SQLite
-			// (a full disk, an I/O error); then nothing of the batch is
-			// kept, and every job is told.
-			if _, rerr := tx.ExecContext(ctx, "ROLLBACK TO w"); rerr != nil {
-				tx.Rollback()
-				answer(fmt.Errorf("the batch was rolled back after a failed write (%v): %w", err, rerr))
-				return
-			}
-		}
-		if _, err := tx.ExecContext(ctx, "RELEASE w"); err != nil {
-			tx.Rollback()
-			answer(fmt.Errorf("release savepoint: %w", err))
-			return
-		}
+	} else if err := w.runEach(ctx, tx, batch, errs); err != nil {
+		tx.Rollback()
+		answer(err)
+		return
 	}
 	if err := tx.Commit(); err != nil {
 		// Whether a failed COMMIT left anything on disk is unknown; no
@@ -186,4 +187,33 @@ func (w *writer) commit(batch []*writeJob) {
 		return
 	}
 	answer(nil)
+}
+
+// runEach runs every job of batch under a savepoint of its own, so that a
+// failed write is undone alone, and sets errs[i] to job i's error. An error
+// it returns ends the whole batch.
+func (w *writer) runEach(ctx context.Context, tx *sql.Tx, batch []*writeJob, errs []error) error {
+	q := preparedQuerier{q: tx, stmts: w.stmts}
+	for i, j := range batch {
+		if err := j.ctx.Err(); err != nil {
+			errs[i] = err // gone before its turn: not written
+			continue
+		}
+		if _, err := q.ExecContext(ctx, savepointSQL); err != nil {
+			return fmt.Errorf("savepoint: %w", err)
+		}
+		if err := j.fn(context.WithoutCancel(j.ctx), tx); err != nil {
+			errs[i] = err
+			// A failed statement can end the whole transaction in SQLite
+			// (a full disk, an I/O error); then nothing of the batch is
+			// kept, and every job is told.
+			if _, rerr := q.ExecContext(ctx, rollbackToSQL); rerr != nil {
+				return fmt.Errorf("the batch was rolled back after a failed write (%v): %w", err, rerr)
+			}
+		}
+		if _, err := q.ExecContext(ctx, releaseSQL); err != nil {
+			return fmt.Errorf("release savepoint: %w", err)
+		}
+	}
+	return nil
 }
