@@ -52,6 +52,14 @@ func TestWriterBatchFailsAlone(t *testing.T) {
 	if err := <-jobs[3].done; err != nil {
 		t.Errorf("last: %v", err)
 	}
+	// Alone in a batch (no savepoint), a failing write and a write whose
+	// caller had gone leave nothing either.
+	for _, j := range []*writeJob{{ctx: bg, fn: failing, done: make(chan error, 1)}, {ctx: gone, fn: insert("cancelled"), done: make(chan error, 1)}} {
+		st.w.commit([]*writeJob{j})
+		if err := <-j.done; err == nil {
+			t.Error("a lone failed write was acknowledged")
+		}
+	}
 	evs, err := st.Events(bg, "alice", refs.JourneyID)
 	if err != nil {
 		t.Fatal(err)
