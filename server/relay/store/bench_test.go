@@ -2,6 +2,7 @@ package store
 
 import (
 	"strconv"
+	"sync/atomic"
 	"testing"
 )
 
@@ -22,6 +23,33 @@ func BenchmarkStore(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
+			})
+			// A new search's one write: its session, journey and intent
+			// opened with its context and request event.
+			search := func(i int64) CallWrites {
+				id := strconv.FormatInt(i, 10)
+				o := Opening{Refs: Refs{SessionID: "ses_" + id, JourneyID: "jny_" + id, IntentID: "int_" + id}, Tool: "search_rides"}
+				return CallWrites{Open: &o, JourneyID: o.JourneyID, Context: []byte(`{"party_size":2}`), Events: []Event{
+					{Kind: EventRequest, JourneyID: o.JourneyID, IntentID: o.IntentID, RequestID: "req_" + id, Tool: "search_rides", Status: "ok"}}}
+			}
+			var n atomic.Int64
+			b.Run("SearchWrite", func(b *testing.B) {
+				for b.Loop() {
+					if _, err := st.WriteCall(bg, "alice", search(n.Add(1))); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run("SearchWriteParallel", func(b *testing.B) {
+				b.SetParallelism(8)
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						if _, err := st.WriteCall(bg, "alice", search(n.Add(1))); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				})
 			})
 			b.Run("Journey", func(b *testing.B) {
 				for b.Loop() {
