@@ -45,7 +45,7 @@ type writeJob struct {
 type writer struct {
 	db    *sql.DB
 	stmts map[string]*sql.Stmt // prepared statements, savepoints' included
-	jobs chan *writeJob
+	jobs  chan *writeJob
 	// closing is closed by close; the loop drains what is queued, then
 	// exits and closes stopped.
 	closing chan struct{}
