@@ -122,7 +122,10 @@ func TestFastResultEncoding(t *testing.T) {
 //	go test -run '^$' -fuzz FuzzFastResultEncoding ./server/mcphttp/
 func FuzzFastResultEncoding(f *testing.F) {
 	for _, res := range fastEncodeCases() {
-		if t, ok := res.Content[0].(*mcp.TextContent); ok && len(res.Content) == 1 {
+		if len(res.Content) != 1 {
+			continue
+		}
+		if t, ok := res.Content[0].(*mcp.TextContent); ok {
 			raw, _ := res.StructuredContent.(json.RawMessage)
 			f.Add(t.Text, []byte(raw), res.IsError)
 		}
