@@ -140,3 +140,49 @@ func FuzzFastResultEncoding(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkFastResultEncoding: a reply shaped as search_rides' (~19 KB, a
+// result's JSON as text and again as a RawMessage) written through
+// htmlUnescaper, the SDK's way and the hand-written way.
+func BenchmarkFastResultEncoding(b *testing.B) {
+	type ride struct {
+		Provider, Product, Link string
+		FarePence, ETA          int
+		Surge                   float64
+	}
+	rides := make([]ride, 60)
+	for i := range rides {
+		rides[i] = ride{"trident", "saloon", "https://e.test/book?pickup=55.86,-4.25&dropoff=55.95,-4.56&p=saloon", 2450 + i, 240, 1.25}
+	}
+	var buf strings.Builder
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // as relay's results are
+	enc.Encode(map[string]any{"rides": rides, "note": `fares "estimated"`})
+	raw := strings.TrimSuffix(buf.String(), "\n")
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: raw}}, StructuredContent: json.RawMessage(raw)}
+	for _, tc := range []struct {
+		name      string
+		unescaped bool
+	}{{"sdk", false}, {"direct", true}} {
+		b.Run(tc.name, func(b *testing.B) {
+			h := fastcall.New(fastcall.Options{HTMLUnescaped: tc.unescaped, Tools: map[string]mcp.ToolHandler{
+				"t": func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return res, nil },
+			}})
+			body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}`)
+			r := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+			w := &discardWriter{h: http.Header{}}
+			b.SetBytes(int64(len(serveResult(b, res, tc.unescaped))))
+			b.ReportAllocs()
+			for b.Loop() {
+				call, _ := h.Parse(r, body)
+				h.Serve(&htmlUnescaper{ResponseWriter: w}, r, call)
+			}
+		})
+	}
+}
+
+type discardWriter struct{ h http.Header }
+
+func (d *discardWriter) Header() http.Header         { return d.h }
+func (d *discardWriter) Write(p []byte) (int, error) { return len(p), nil }
+func (d *discardWriter) WriteHeader(int)             {}
