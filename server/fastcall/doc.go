@@ -15,6 +15,11 @@
 // methods, notifications, progress tokens, _meta, sessions, batches, ids
 // the SDK rewrites such as 1.5 or 1e2) to the SDK untouched.
 //
+// Behind a writer that undoes HTML escapes, as the front door's does
+// ([Options].HTMLUnescaped), a text result is encoded by hand, each part
+// once, rather than by the SDK's MarshalJSON and a second compaction of
+// the whole reply.
+//
 // The answers are the SDK's byte for byte: the front door's differential
 // tests (server/mcphttp, against its test endpoint) send every
 // error-catalogue case, each kind of tool answer, random calls and a fuzz

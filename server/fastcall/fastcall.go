@@ -34,6 +34,15 @@ type Options struct {
 	// go-sdk's auth.RequireBearerToken. Zero: the SDK's
 	// auth.TokenInfoFromContext, as its own handler reads it.
 	TokenInfo func(*http.Request) *sdkauth.TokenInfo
+
+	// HTMLUnescaped says the writer given to Serve writes encoding/json's
+	// HTML escapes (\u0026, \u003c, \u003e) back as &, < and >, as the
+	// front door's does for every reply. Serve then writes a result of the
+	// common shapes with those characters as themselves, in one pass per
+	// part (see appendResult), and the reply reaches the wire as the SDK's
+	// does through the same writer. Zero: every result is encoded as the
+	// SDK encodes it.
+	HTMLUnescaped bool
 }
 
 // Handler answers stateless tools/call requests with an application/json
@@ -44,6 +53,7 @@ type Handler struct {
 	tools     map[string]tool
 	call      mcp.MethodHandler
 	tokenInfo func(*http.Request) *sdkauth.TokenInfo
+	unescaped bool // Options.HTMLUnescaped
 }
 
 type tool struct {
@@ -58,7 +68,7 @@ type tool struct {
 // Accept, Content-Type and MCP-Protocol-Version before either path runs,
 // so that both paths answer alike.
 func New(opts Options) *Handler {
-	h := &Handler{tools: make(map[string]tool, len(opts.Tools)), tokenInfo: opts.TokenInfo}
+	h := &Handler{tools: make(map[string]tool, len(opts.Tools)), tokenInfo: opts.TokenInfo, unescaped: opts.HTMLUnescaped}
 	if h.tokenInfo == nil {
 		h.tokenInfo = func(r *http.Request) *sdkauth.TokenInfo { return sdkauth.TokenInfoFromContext(r.Context()) }
 	}
@@ -221,7 +231,9 @@ var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // Serve runs a parsed call and writes the reply the go-sdk would write,
 // encoded once: the envelope around the id as sent, then the result or
 // error encoded as the SDK's JSON-RPC layer encodes it (encoding/json
-// without HTML escaping; the result's own MarshalJSON may escape).
+// without HTML escaping; the result's own MarshalJSON may escape). With
+// Options.HTMLUnescaped, a result of the common shapes is written as
+// appendResult writes it.
 func (h *Handler) Serve(w http.ResponseWriter, r *http.Request, c *Call) {
 	c.extra = mcp.RequestExtra{
 		TokenInfo:      h.tokenInfo(r),
@@ -248,7 +260,9 @@ func (h *Handler) Serve(w http.ResponseWriter, r *http.Request, c *Call) {
 		err = enc.Encode(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "tools/call returned no result"})
 	default:
 		buf.WriteString(`,"result":`)
-		if err = enc.Encode(res); err != nil {
+		if ctr, ok := res.(*mcp.CallToolResult); ok && h.unescaped && appendResult(buf, enc, ctr) {
+			buf.WriteByte('\n') // as Encode ends
+		} else if err = enc.Encode(res); err != nil {
 			buf.Truncate(head)
 			buf.WriteString(`,"error":`)
 			err = enc.Encode(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "marshaling the tools/call result: " + err.Error()})

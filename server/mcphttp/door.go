@@ -112,7 +112,9 @@ func New(ep *Endpoint, cfg Config, now func() time.Time) (http.Handler, error) {
 		d.fast = fastcall.New(fastcall.Options{Tools: d.fastHandlers(), Middleware: []mcp.Middleware{d.taskMiddleware, d.rpcMiddleware},
 			// The verifier's caller, which Authenticate (below) attached:
 			// the fast path does not pass the SDK bridge.
-			TokenInfo: func(r *http.Request) *sdkauth.TokenInfo { return auth.TokenInfoFrom(r.Context()) }})
+			TokenInfo:     func(r *http.Request) *sdkauth.TokenInfo { return auth.TokenInfoFrom(r.Context()) },
+			HTMLUnescaped: true, // serveMCP writes it through htmlUnescaper
+		})
 	}
 	getServer := func(*http.Request) *mcp.Server { return srv }
 	// Stateless: the specification's clients call tools/call with no

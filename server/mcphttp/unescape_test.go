@@ -58,6 +58,33 @@ func TestHTMLUnescaperAcrossWrites(t *testing.T) {
 	}
 }
 
+// TestHTMLUnescaperParity: a write with nothing to rewrite, passed on as
+// is, leaves the backslash parity as the rewriting loop would, so the
+// escape in a later write is rewritten exactly when it is one.
+func TestHTMLUnescaperParity(t *testing.T) {
+	for _, tc := range []struct {
+		parts []string
+		want  string
+	}{
+		{[]string{`{"u":"\`, `\u0026"}`}, `{"u":"\\u0026"}`}, // odd: the next backslash is escaped
+		{[]string{`{"u":"\\`, `\u0026"}`}, `{"u":"\\&"}`},
+		{[]string{`{"u":"\`, `\`, `\u0026"}`}, `{"u":"\\&"}`},            // odd, then all backslashes: even
+		{[]string{`{"u":"\`, `\`, `\`, `\u0026"}`}, `{"u":"\\\\u0026"}`}, // four: the text u0026
+		{[]string{`{"u":"\"\`, `\u003c"}`}, `{"u":"\"\\u003c"}`},
+		{[]string{`{"u":"\u0001\\`, `\u003e"}`}, `{"u":"\u0001\\>"}`},
+		{[]string{`{"u":"\u0026\`, `\u0026"}`}, `{"u":"&\\u0026"}`},
+	} {
+		rec := httptest.NewRecorder()
+		u := &htmlUnescaper{ResponseWriter: rec}
+		for _, p := range tc.parts {
+			u.Write([]byte(p))
+		}
+		if got := rec.Body.String(); got != tc.want {
+			t.Errorf("%q: got %s, want %s", tc.parts, got, tc.want)
+		}
+	}
+}
+
 func mustMarshal(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {
