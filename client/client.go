@@ -150,9 +150,8 @@ func (c *Client) Call(ctx context.Context, tool string, args, out any, opts ...C
 	if args == nil {
 		args = struct{}{}
 	}
-	params := map[string]any{"name": tool, "arguments": args}
 	var res Result
-	if err := c.do(ctx, s, MethodToolsCall, params, &res); err != nil {
+	if err := c.do(ctx, s, MethodToolsCall, toolCallParams{Arguments: args, Name: tool}, &res); err != nil {
 		return nil, err
 	}
 	if res.IsError {
@@ -169,6 +168,16 @@ func (c *Client) Call(ctx context.Context, tool string, args, out any, opts ...C
 		}
 	}
 	return &res, nil
+}
+
+// toolCallParams are a tools/call's params. Its members are in the order
+// encoding/json writes a map's keys (sorted), so the request is byte for
+// byte the one the map[string]any it replaced encoded to; the struct spares
+// building, sorting and reflecting over that map on every call (7 of
+// BenchmarkClientCallInMemory's 101 allocations).
+type toolCallParams struct {
+	Arguments any    `json:"arguments"`
+	Name      string `json:"name"`
 }
 
 // Tool is one entry of tools/list. The schemas are kept as the server sent
