@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -58,5 +59,56 @@ func TestCallWireBytes(t *testing.T) {
 	}
 	if diff := cmp.Diff(wantHeader, rt.headers[0]); diff != "" {
 		t.Errorf("headers (-want +got):\n%s", diff)
+	}
+}
+
+// A tools/call's reply decodes as it always did, whichever way the client
+// reads it: the common reply in one pass, anything else the general way.
+func TestCallReplyDecoding(t *testing.T) {
+	type out struct {
+		FareGBP float64 `json:"fareGBP"`
+	}
+	tests := []struct {
+		name, reply string
+		want        *client.Result // nil: Call returns no result
+		wantOut     out
+		wantErr     string // "" for none
+	}{
+		{"result", `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ok"},{"type":"image","data":"AA=="}],"structuredContent":{"fareGBP":1.5},"_meta":{"k":1}}}`,
+			&client.Result{Content: []client.Content{{Type: "text", Text: "ok", Raw: []byte(`{"type":"text","text":"ok"}`)}, {Type: "image", Raw: []byte(`{"type":"image","data":"AA=="}`)}},
+				StructuredContent: []byte(`{"fareGBP":1.5}`), Meta: []byte(`{"k":1}`)}, out{1.5}, ""},
+		{"id as spaced", `{"jsonrpc":"2.0","id": 1 ,"result":{"content":[],"structuredContent":{"fareGBP":2}}}`,
+			&client.Result{Content: []client.Content{}, StructuredContent: []byte(`{"fareGBP":2}`)}, out{2}, ""},
+		{"null result", `{"jsonrpc":"2.0","id":1,"result":null}`, &client.Result{}, out{}, "no structuredContent"},
+		{"no result", `{"jsonrpc":"2.0","id":1}`, &client.Result{}, out{}, "no structuredContent"},
+		{"tool error", `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"no"}],"structuredContent":{"fareGBP":3},"isError":true}}`,
+			&client.Result{Content: []client.Content{{Type: "text", Text: "no", Raw: []byte(`{"type":"text","text":"no"}`)}}, StructuredContent: []byte(`{"fareGBP":3}`), IsError: true}, out{}, "no"},
+		{"error and result", `{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"fareGBP":4}},"error":{"code":-32603,"message":"boom"}}`, nil, out{}, "boom"},
+		{"other id", `{"jsonrpc":"2.0","id":2,"result":{"structuredContent":{"fareGBP":5}}}`, nil, out{}, "reply id 2 does not answer request id 1"},
+		{"bad content", `{"jsonrpc":"2.0","id":1,"result":{"content":5}}`, nil, out{}, "tools/call: decoding result"},
+		{"bad structured content", `{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"fareGBP":"x"}}}`,
+			&client.Result{StructuredContent: []byte(`{"fareGBP":"x"}`)}, out{}, "decoding structuredContent"},
+		{"not JSON", `{"jsonrpc":"2.0","id":1,"result":{`, nil, out{}, "decoding reply"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rt := &recordingTransport{reply: tt.reply}
+			c, err := client.New("http://mcp.test/mcp", client.WithHTTPClient(&http.Client{Transport: rt}),
+				client.WithProtocolVersion(client.DocumentedProtocolVersion), client.WithRetry(client.RetryPolicy{MaxAttempts: 1}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got out
+			res, err := c.Call(context.Background(), "estimate_fare", nil, &got)
+			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Errorf("error %v, want one saying %q", err, tt.wantErr)
+			}
+			if diff := cmp.Diff(tt.want, res); diff != "" {
+				t.Errorf("result (-want +got):\n%s", diff)
+			}
+			if got != tt.wantOut {
+				t.Errorf("out %+v, want %+v", got, tt.wantOut)
+			}
+		})
 	}
 }
