@@ -184,7 +184,7 @@ func (c *Client) readReply(ctx context.Context, s *settings, method string, id j
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch mt {
 	case "application/json":
-		raw, err := io.ReadAll(io.LimitReader(resp.Body, s.maxBody+1))
+		raw, err := readAll(io.LimitReader(resp.Body, s.maxBody+1), resp.ContentLength, s.maxBody)
 		if err != nil {
 			return nil, fail(fmt.Errorf("%w: %w", ErrStreamEnded, err))
 		}
@@ -238,6 +238,30 @@ func decodeCallReply(raw []byte, id json.RawMessage, into *Result) (*frame, bool
 		return nil, false
 	}
 	return &frame{ID: r.ID, Method: r.Method, Params: r.Params}, true
+}
+
+// readAll is [io.ReadAll] into a buffer sized for the Content-Length the
+// reply declares (when it is within limit), so that a reply is read into
+// one allocation rather than into io.ReadAll's growing ones (4 for a 1.5 KB
+// estimate_fare reply). The length is only a hint: r is read to its end.
+func readAll(r io.Reader, contentLength, limit int64) ([]byte, error) {
+	if contentLength <= 0 || contentLength > limit {
+		return io.ReadAll(r)
+	}
+	b := make([]byte, 0, contentLength+1) // +1: the read that finds the end needs room
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // longer than declared: grow as io.ReadAll does
+		}
+	}
 }
 
 // DefaultResumeDelay is how long the client waits before resuming a cut

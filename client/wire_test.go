@@ -16,9 +16,10 @@ import (
 // recordingTransport keeps every request's headers and body and answers
 // each with reply.
 type recordingTransport struct {
-	reply   string
-	bodies  []string
-	headers []http.Header
+	reply         string
+	contentLength int64 // the reply's declared length; zero: unset
+	bodies        []string
+	headers       []http.Header
 }
 
 func (t *recordingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -27,9 +28,10 @@ func (t *recordingTransport) RoundTrip(r *http.Request) (*http.Response, error) 
 	t.bodies, t.headers = append(t.bodies, string(b)), append(t.headers, r.Header.Clone())
 	return &http.Response{
 		StatusCode: 200, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header:  http.Header{"Content-Type": {"application/json"}},
-		Body:    io.NopCloser(bytes.NewReader([]byte(t.reply))),
-		Request: r,
+		Header:        http.Header{"Content-Type": {"application/json"}},
+		Body:          io.NopCloser(bytes.NewReader([]byte(t.reply))),
+		ContentLength: t.contentLength,
+		Request:       r,
 	}, nil
 }
 
@@ -110,5 +112,39 @@ func TestCallReplyDecoding(t *testing.T) {
 				t.Errorf("out %+v, want %+v", got, tt.wantOut)
 			}
 		})
+	}
+}
+
+// A reply is read whole whatever Content-Length it declares, and one
+// longer than the client's limit is refused, declared or not.
+func TestCallReplyLength(t *testing.T) {
+	reply := `{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"fareGBP":7}}}`
+	n := int64(len(reply))
+	for _, tt := range []struct {
+		declared, limit int64
+		wantErr         string
+	}{
+		{n, 0, ""}, {-1, 0, ""}, {n - 10, 0, ""}, {n + 10, 0, ""}, {1, 0, ""},
+		{n, n, ""}, {n, n - 1, "reply larger than"}, {n - 10, n - 1, "reply larger than"}, {n + 10, n - 1, "reply larger than"},
+	} {
+		opts := []client.Option{client.WithHTTPClient(&http.Client{Transport: &recordingTransport{reply: reply, contentLength: tt.declared}}),
+			client.WithProtocolVersion(client.DocumentedProtocolVersion), client.WithRetry(client.RetryPolicy{MaxAttempts: 1})}
+		if tt.limit > 0 {
+			opts = append(opts, client.WithMaxResponseBytes(tt.limit))
+		}
+		c, err := client.New("http://mcp.test/mcp", opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out struct {
+			FareGBP float64 `json:"fareGBP"`
+		}
+		_, err = c.Call(context.Background(), "estimate_fare", nil, &out)
+		switch {
+		case tt.wantErr == "" && (err != nil || out.FareGBP != 7):
+			t.Errorf("declared %d, limit %d: %v, out %+v", tt.declared, tt.limit, err, out)
+		case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+			t.Errorf("declared %d, limit %d: error %v, want one saying %q", tt.declared, tt.limit, err, tt.wantErr)
+		}
 	}
 }
