@@ -68,14 +68,18 @@ func (t inProcess) RoundTrip(req *http.Request) (resp *http.Response, err error)
 		w.status = http.StatusOK
 	}
 	body := w.body.Bytes()
+	status := "200 OK" // nearly every reply: spares building the text each time
+	if w.status != http.StatusOK {
+		status = strconv.Itoa(w.status) + " " + http.StatusText(w.status)
+	}
 	return &http.Response{
-		Status:        strconv.Itoa(w.status) + " " + http.StatusText(w.status),
+		Status:        status,
 		StatusCode:    w.status,
 		Proto:         "HTTP/1.1",
 		ProtoMajor:    1,
 		ProtoMinor:    1,
 		Header:        w.header,
-		Body:          io.NopCloser(bytes.NewReader(body)),
+		Body:          w.reply(body),
 		ContentLength: int64(len(body)),
 		Request:       req,
 	}, nil
@@ -88,6 +92,20 @@ type bufferedResponse struct {
 	sent   http.Header // the header at WriteHeader; later changes are not sent
 	status int
 	body   bytes.Buffer
+	read   replyBody
+}
+
+// replyBody is the response's Body: the buffered bytes, and a Close that
+// does nothing, as io.NopCloser's.
+type replyBody struct{ bytes.Reader }
+
+func (*replyBody) Close() error { return nil }
+
+// reply returns the response's Body reading b, kept in w so that it costs
+// no allocation of its own (io.NopCloser(bytes.NewReader(b)) cost two).
+func (w *bufferedResponse) reply(b []byte) io.ReadCloser {
+	w.read.Reset(b)
+	return &w.read
 }
 
 func (w *bufferedResponse) Header() http.Header {

@@ -47,3 +47,21 @@ func TestInProcessTransportPanic(t *testing.T) {
 		t.Errorf("err %v; want the panic as an error", err)
 	}
 }
+
+// The status line and body are those net/http's client would show.
+func TestInProcessStatusLine(t *testing.T) {
+	for code, want := range map[int]string{http.StatusOK: "200 OK", http.StatusNotFound: "404 Not Found", http.StatusAccepted: "202 Accepted"} {
+		hc := &http.Client{Transport: client.InProcess(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.WriteHeader(code)
+			w.Write([]byte("body"))
+		}))}
+		resp, err := hc.Get("http://example.test/mcp")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		if resp.Status != want || string(got) != "body" || resp.ContentLength != 4 || resp.Body.Close() != nil {
+			t.Errorf("%d: status %q, body %q (%d)", code, resp.Status, got, resp.ContentLength)
+		}
+	}
+}

@@ -96,7 +96,7 @@ func (c *Client) exchangeStateless(ctx context.Context, s *settings, v, method s
 	if err != nil {
 		return fmt.Errorf("client: %s: encoding params: %w", method, err)
 	}
-	f, err := c.send(ctx, s, method, id, body, c.statelessHeaders(v, method, p), nil)
+	f, err := c.send(ctx, s, method, id, body, c.statelessHeaders(v, method, p), nil, nil)
 	if err != nil {
 		var tr *TransportError
 		if errors.As(err, &tr) && tr.RPC != nil && (tr.StatusCode == http.StatusBadRequest || tr.StatusCode == http.StatusNotFound) {

@@ -85,3 +85,19 @@ func BenchmarkEstimateFare(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEstimateFareCoordinates is the call as Relay sends it: the
+// places as "lat,lng" pairs (Helensburgh Central to Glasgow Airport).
+func BenchmarkEstimateFareCoordinates(b *testing.B) {
+	h := newServer(b, nil).Handler()
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"estimate_fare","arguments":{"pickup":"56.0036,-4.7346","dropoff":"55.8719,-4.43306","vehicleType":"saloon"}}}`
+	headers := kit.Headers()
+	b.ReportAllocs()
+	b.ResetTimer()
+	call := benchCall(h, body, headers)
+	for b.Loop() {
+		if rec := call(); rec.code != 200 || !bytes.Contains(rec.body.Bytes(), []byte(`"fareGBP":`)) {
+			b.Fatalf("unexpected reply %d %s", rec.code, rec.body.Bytes())
+		}
+	}
+}

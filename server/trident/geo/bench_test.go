@@ -46,6 +46,20 @@ func BenchmarkGeocodeResolved(b *testing.B) {
 	}
 }
 
+// BenchmarkGeocodeCoordinates is the form Relay sends: "lat,lng" pairs,
+// at a town and at an airport (resolved without the gazetteer's search).
+func BenchmarkGeocodeCoordinates(b *testing.B) {
+	g := embedded(b)
+	ctx := context.Background()
+	qs := []string{"56.0036,-4.7346", "55.8719,-4.43306", " 55.8650 , -4.4330 ", "51.5074,-0.1278"}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if _, err := g.Geocode(ctx, qs[i%len(qs)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkEmbeddedRoute(b *testing.B) {
 	r := NewEmbeddedRouter()
 	ctx := context.Background()

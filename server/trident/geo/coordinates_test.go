@@ -3,6 +3,9 @@ package geo
 import (
 	"context"
 	"errors"
+	"math"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -124,11 +127,42 @@ func TestCoordinateTripPricesLikeNamedTrip(t *testing.T) {
 	}
 }
 
+// coordinatePairRE is the regular expression [splitCoordinatePair] replaced:
+// the definition of a coordinate pair the hand parser must keep.
+var coordinatePairRE = regexp.MustCompile(`^\s*([+-]?\d{1,3}(?:\.\d{1,15})?)\s*,\s*([+-]?\d{1,3}(?:\.\d{1,15})?)\s*$`)
+
+// checkSplitLikeRegexp fails when the hand parser and the regular
+// expression read q differently.
+func checkSplitLikeRegexp(t *testing.T, q string) {
+	t.Helper()
+	lat, lon, ok := splitCoordinatePair(q)
+	m := coordinatePairRE.FindStringSubmatch(q)
+	if ok != (m != nil) || ok && (lat != m[1] || lon != m[2]) {
+		t.Errorf("splitCoordinatePair(%q) = %q, %q, %v; the regular expression reads %q", q, lat, lon, ok, m)
+	}
+}
+
+func TestSplitCoordinatePairMatchesRegexp(t *testing.T) {
+	for _, q := range []string{
+		"56.0036,-4.7346", "  56.0036 ,  -4.7346 ", "+56.00416,-4.73253", "56,-4", "-0,-0", "+0,+0",
+		"\t56\n,\r-4\f", "56\v,-4", "56\u00a0,-4", "５６,-4", "56,-4\n", "\n56,-4",
+		"1,2", "123,456", "1234,5", "1,2345", "+,1", "-,1", "1,+", "+-1,2", "--1,2", "1,,2", ",1", "1,", ",",
+		"56.,-4.7", "56.0,-4.", ".5,1", "1,.5", "56..0,1", "56.0.0,1",
+		"1.123456789012345,2.123456789012345", "1.1234567890123456,2", "1,2.1234567890123456",
+		"56.0036", "56.0036,-4.7346,10", "56.0036 -4.7346", "56.0036;-4.7346", "N56.0036,W4.7346",
+		"Infinity,0", "NaN,NaN", "56.0036,-4.7346 Helensburgh", "12 Sinclair Street, Helensburgh",
+		"", " ", "56 .0,1", "56. 0,1", "1e2,3", "0x1,2", "1_0,2", "\xff1,2", "1,2\xff",
+	} {
+		checkSplitLikeRegexp(t, q)
+	}
+}
+
 func FuzzCoordinatePair(f *testing.F) {
 	for _, s := range []string{"56.0036,-4.7346", " 90 , 180 ", "-0,-0", "999,999", "56.000000000000001,-4.1", "1,2"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
+		checkSplitLikeRegexp(t, q)
 		p, ok, err := coordinatePlace(q)
 		if !ok {
 			return
@@ -143,4 +177,35 @@ func FuzzCoordinatePair(f *testing.F) {
 			t.Fatalf("%q: %+v", q, p)
 		}
 	})
+}
+
+// The latitude cut in coordinatePlace skips only airports the full
+// distance would also leave out: around every airport, at the edge of the
+// radius north, south and on the diagonals, it names the airport a search
+// of every airport names.
+func TestCoordinateAirportCutLikeFullSearch(t *testing.T) {
+	const deg = airportRadiusMeters / latArcMeters // the radius in degrees of latitude
+	for _, a := range airports() {
+		for _, f := range []float64{0, 0.5, 0.999, 0.9999, 1, 1.0001, 1.001, 1.5} {
+			for _, dir := range [][2]float64{{1, 0}, {-1, 0}, {0.7, 0.7}, {-0.7, 1}, {0.2, -1.4}} {
+				lat, lon := a.Lat+dir[0]*f*deg, a.Lon+dir[1]*f*deg
+				q := strconv.FormatFloat(lat, 'f', 6, 64) + "," + strconv.FormatFloat(lon, 'f', 6, 64)
+				got, ok, err := coordinatePlace(q)
+				if !ok || err != nil {
+					continue // outside the UK: no airport either way
+				}
+				want := KindPoint
+				var name string
+				best := math.Inf(1)
+				for _, b := range airports() {
+					if d := DistanceMeters(got, b); d <= airportRadiusMeters && d < best {
+						best, want, name = d, KindAirport, b.Name
+					}
+				}
+				if got.Kind != want || want == KindAirport && got.Name != name {
+					t.Errorf("%s (near %s): %s %q, want %s %q", q, a.Name, got.Kind, got.Name, want, name)
+				}
+			}
+		}
+	}
 }
