@@ -362,7 +362,11 @@ func (s *endpoint) searchRides(ctx context.Context, req *mcp.CallToolRequest) (*
 // roundRobin takes options from each source in turn, so that the limit
 // never lets the first source crowd out the second.
 func roundRobin(per [][]mcptypes.RideOption, limit int) []mcptypes.RideOption {
-	out := []mcptypes.RideOption{}
+	n := 0
+	for _, l := range per {
+		n += len(l)
+	}
+	out := make([]mcptypes.RideOption, 0, min(n, limit))
 	for i := 0; len(out) < limit; i++ {
 		took := false
 		for _, l := range per {
