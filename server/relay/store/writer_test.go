@@ -197,6 +197,17 @@ func TestWriteCallOpens(t *testing.T) {
 		if _, err := st.Session(bg, "alice", fresh.SessionID); !errors.Is(err, ErrNotFound) {
 			t.Errorf("the refused call's session: %v; want ErrNotFound", err)
 		}
+		// A session id already taken: refused, and neither the journey
+		// nor the event of the call is kept (on PostgreSQL the one
+		// statement that writes all four rows).
+		dup := Refs{SessionID: refs.SessionID, JourneyID: "jny_dup", IntentID: "int_dup"}
+		if _, err := st.WriteCall(bg, "alice", CallWrites{Open: &Opening{Refs: dup, Tool: "search_rides"}, JourneyID: dup.JourneyID,
+			Events: []Event{{Kind: EventRequest, JourneyID: dup.JourneyID, IntentID: dup.IntentID, RequestID: "d", Tool: "search_rides"}}}); err == nil {
+			t.Error("a second session with a taken id was written")
+		}
+		if _, err := st.Journey(bg, "alice", dup.JourneyID); !errors.Is(err, ErrNotFound) {
+			t.Errorf("the refused call's journey: %v; want ErrNotFound", err)
+		}
 		// An opening without an intent, or whose journey is not the call's.
 		for _, o := range []*Opening{{Refs: Refs{SessionID: "ses_3", JourneyID: "jny_3"}}, {Refs: Refs{SessionID: "ses_3", JourneyID: "jny_3", IntentID: "int_6"}}} {
 			if _, err := st.WriteCall(bg, "alice", CallWrites{Open: o, JourneyID: "jny_other"}); !errors.Is(err, ErrInvalid) {
