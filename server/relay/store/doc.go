@@ -19,12 +19,18 @@
 // the option's request_scope digest. Retention (RELAY_RETENTION, default 30
 // days) is [Store.Purge], run on a timer by [Purger].
 //
+// A tool call's writes are one commit: [Store.WriteCall] opens what the call
+// names (a new search's session, journey and intent), saves the journey's
+// context and records the call's events together. On SQLite every write
+// goes through one group-commit writer, so concurrent calls share commits;
+// on PostgreSQL a new search's four rows are one statement.
+//
 //	st, err := store.Open(ctx, databaseURL, nil) // the binary's RELAY_DATABASE_URL
 //	if err != nil { … }
 //	defer st.Close()
-//	refs, err := st.Begin(ctx, actor, "search_rides", continuation)
-//	_, err = st.RecordEvent(ctx, actor, store.Event{Kind: store.EventRequest,
-//		JourneyID: refs.JourneyID, IntentID: refs.IntentID, RequestID: requestID,
-//		Tool: "search_rides", Status: "ok"})
+//	o := store.Opening{Refs: store.Refs{SessionID: newID("ses"), JourneyID: newID("jny"), IntentID: newID("int")}, Tool: "search_rides"}
+//	_, err = st.WriteCall(ctx, actor, store.CallWrites{Open: &o, JourneyID: o.JourneyID, Context: continuation,
+//		Events: []store.Event{{Kind: store.EventRequest, JourneyID: o.JourneyID, IntentID: o.IntentID,
+//			RequestID: requestID, Tool: "search_rides", Status: "ok"}}})
 //	go (&store.Purger{Store: st, Retention: retention}).Run(ctx)
 package store
