@@ -208,11 +208,12 @@ func checkConsistent(t *testing.T, st Store) {
 }
 
 // TestSQLitePragmas: the settings the crash and concurrency guarantees rest
-// on are in force on every pooled connection.
+// on are in force on every pooled connection, and the write path's journals
+// are in memory (temp_store 2).
 func TestSQLitePragmas(t *testing.T) {
 	st := open(t, sqliteEngine().url(t), nil).(*sqlStore)
 	for pragma, want := range map[string]string{
-		"journal_mode": "wal", "synchronous": "2", "foreign_keys": "1", "busy_timeout": "5000",
+		"journal_mode": "wal", "synchronous": "2", "foreign_keys": "1", "busy_timeout": "5000", "temp_store": "2",
 	} {
 		var got string
 		if err := st.db.QueryRow("PRAGMA " + pragma).Scan(&got); err != nil || got != want {
