@@ -248,20 +248,10 @@ func readAll(r io.Reader, contentLength, limit int64) ([]byte, error) {
 	if contentLength <= 0 || contentLength > limit {
 		return io.ReadAll(r)
 	}
-	b := make([]byte, 0, contentLength+1) // +1: the read that finds the end needs room
-	for {
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err != nil {
-			if err == io.EOF {
-				err = nil
-			}
-			return b, err
-		}
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)] // longer than declared: grow as io.ReadAll does
-		}
-	}
+	var b bytes.Buffer
+	b.Grow(int(contentLength) + bytes.MinRead) // room for the read that finds the end
+	_, err := b.ReadFrom(r)
+	return b.Bytes(), err
 }
 
 // DefaultResumeDelay is how long the client waits before resuming a cut

@@ -187,27 +187,11 @@ func (s *sqlStore) Begin(ctx context.Context, actor, tool string, journeyContext
 	}
 	refs := Refs{SessionID: s.newID("ses"), JourneyID: s.newID("jny"), IntentID: s.newID("int")}
 	now := micros(s.now())
-	if s.d == postgresDialect {
-		n, err := s.exec(ctx, "insert session, journey and intent", s.q.beginPostgres, refs.SessionID, actor, now, refs.JourneyID, jc, refs.IntentID, tool)
-		if err == nil && n != 1 {
-			err = fmt.Errorf("store (%s): begin inserted %d intents, want 1", s.d.name, n)
-		}
-		if err != nil {
-			return Refs{}, err
-		}
-		return refs, nil
-	}
-	err = s.write(ctx, true, func(ctx context.Context, q querier) error {
-		if _, err := q.ExecContext(ctx, s.q.insertSession, refs.SessionID, actor, now); err != nil {
-			return s.wrap("insert session", err)
-		}
-		if _, err := q.ExecContext(ctx, s.q.insertJourney, refs.JourneyID, jc, now, now, refs.SessionID, actor); err != nil {
-			return s.wrap("insert journey", err)
-		}
-		if _, err := q.ExecContext(ctx, s.q.insertIntent, refs.IntentID, tool, now, refs.JourneyID, actor); err != nil {
-			return s.wrap("insert intent", err)
-		}
-		return nil
+	// On PostgreSQL open's one statement is atomic on its own: straight on
+	// the pool, without a transaction around it.
+	err = s.write(ctx, s.d != postgresDialect, func(ctx context.Context, q querier) error {
+		_, err := s.open(ctx, q, actor, &Opening{Refs: refs, Tool: tool}, refs.JourneyID, jc, now)
+		return err
 	})
 	if err != nil {
 		return Refs{}, err
@@ -571,15 +555,15 @@ func (s *sqlStore) wrap(op string, err error) error {
 	return fmt.Errorf("store (%s): %s: %w", s.d.name, op, err)
 }
 
-// open makes w.Open's rows, reporting whether it opened the journey (which
-// then holds w.Context already).
-func (s *sqlStore) open(ctx context.Context, q querier, actor string, w CallWrites, now int64) (journey bool, err error) {
-	o := w.Open
+// open makes o's rows (nothing when o is nil): an intent in journeyID, or
+// a session with its journey (context jc) and intent. It reports whether
+// it opened the journey, which then holds jc already.
+func (s *sqlStore) open(ctx context.Context, q querier, actor string, o *Opening, journeyID, jc string, now int64) (journey bool, err error) {
 	switch {
 	case o == nil:
 		return false, nil
 	case o.SessionID == "":
-		res, err := q.ExecContext(ctx, s.q.insertIntent, o.IntentID, o.Tool, now, w.JourneyID, actor)
+		res, err := q.ExecContext(ctx, s.q.insertIntent, o.IntentID, o.Tool, now, journeyID, actor)
 		if err != nil {
 			return false, s.wrap("insert intent", err)
 		}
@@ -589,15 +573,16 @@ func (s *sqlStore) open(ctx context.Context, q querier, actor string, w CallWrit
 			return false, errNoRow{event: -1}
 		}
 		return false, nil
-	}
-	jc := "{}"
-	if w.Context != nil {
-		jc = string(w.Context) // checked by WriteCall
-	}
-	if s.d == postgresDialect {
-		// One statement, as Begin's: one round trip instead of three.
-		if _, err := q.ExecContext(ctx, s.q.beginPostgres, o.SessionID, actor, now, o.JourneyID, jc, o.IntentID, o.Tool); err != nil {
+	case s.d == postgresDialect:
+		// One statement: one round trip instead of three.
+		res, err := q.ExecContext(ctx, s.q.beginPostgres, o.SessionID, actor, now, o.JourneyID, jc, o.IntentID, o.Tool)
+		if err != nil {
 			return false, s.wrap("insert session, journey and intent", err)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return false, s.wrap("insert session, journey and intent", err)
+		} else if n != 1 {
+			return false, fmt.Errorf("store (%s): begin inserted %d intents, want 1", s.d.name, n)
 		}
 		return true, nil
 	}
@@ -615,12 +600,8 @@ func (s *sqlStore) open(ctx context.Context, q querier, actor string, w CallWrit
 
 // openWithEvent is WriteCall of a call that opens its session and records
 // one event under it, on PostgreSQL: one statement (openPostgres).
-func (s *sqlStore) openWithEvent(ctx context.Context, actor string, w CallWrites, events []Event, now int64) ([]Event, error) {
-	o, e := w.Open, &events[0]
-	jc := "{}"
-	if w.Context != nil {
-		jc = string(w.Context) // checked by WriteCall
-	}
+func (s *sqlStore) openWithEvent(ctx context.Context, actor string, o *Opening, jc string, events []Event, now int64) ([]Event, error) {
+	e := &events[0]
 	err := s.db.QueryRowContext(ctx, s.q.openPostgres, o.SessionID, actor, now, o.JourneyID, jc, o.IntentID, o.Tool,
 		string(e.Kind), e.RequestID, e.Tool, e.Provider, e.OptionID, e.RequestScope, e.Status,
 		e.AmountMinor, e.Currency, micros(e.OccurredAt)).Scan(&e.ID)
@@ -640,12 +621,9 @@ func (s *sqlStore) WriteCall(ctx context.Context, actor string, w CallWrites) ([
 	if err := needActor(actor); err != nil {
 		return nil, err
 	}
-	var jc string
-	if w.Context != nil {
-		var err error
-		if jc, err = contextJSON(w.Context); err != nil {
-			return nil, err
-		}
+	jc, err := contextJSON(w.Context) // "{}" for a journey opened without one
+	if err != nil {
+		return nil, err
 	}
 	events := slices.Clone(w.Events)
 	now := s.now()
@@ -663,10 +641,10 @@ func (s *sqlStore) WriteCall(ctx context.Context, actor string, w CallWrites) ([
 	}
 	if o := w.Open; s.d == postgresDialect && o != nil && o.SessionID != "" && len(events) == 1 &&
 		events[0].JourneyID == o.JourneyID && events[0].IntentID == o.IntentID {
-		return s.openWithEvent(ctx, actor, w, events, micros(now))
+		return s.openWithEvent(ctx, actor, o, jc, events, micros(now))
 	}
-	err := s.write(ctx, true, func(ctx context.Context, q querier) error {
-		opened, err := s.open(ctx, q, actor, w, micros(now))
+	err = s.write(ctx, true, func(ctx context.Context, q querier) error {
+		opened, err := s.open(ctx, q, actor, w.Open, w.JourneyID, jc, micros(now))
 		if err != nil {
 			return err
 		}
