@@ -14,9 +14,15 @@ import (
 // reason a Zod v3 validator words it (the server's -32602 message is
 // "Invalid params: <Field>: <Reason>").
 type Violation struct {
+	// Field is the path the server reports, e.g. "pickup", or
+	// "alternativeVehicleTypes.0" for an array's item.
 	Field string
+	// Key is the argument the violation replaces when it is not Field
+	// (an item's violation replaces the whole array).
+	Key string
 	// Kind names the constraint: too_short, too_long, bad_enum, wrong_type,
-	// not_integer, too_small, too_big, bad_datetime, missing.
+	// not_integer, too_small, too_big, bad_datetime, missing, too_few,
+	// too_many, bad_item_enum.
 	Kind string
 	// Value replaces the field; ignored when Kind is "missing" (the field is removed).
 	Value any
@@ -31,11 +37,18 @@ func (v Violation) Name() string { return v.Field + " " + v.Kind }
 func (v Violation) Apply(args map[string]any) map[string]any {
 	out := maps.Clone(args)
 	if v.Kind == "missing" {
-		delete(out, v.Field)
+		delete(out, v.key())
 	} else {
-		out[v.Field] = v.Value
+		out[v.key()] = v.Value
 	}
 	return out
+}
+
+func (v Violation) key() string {
+	if v.Key != "" {
+		return v.Key
+	}
+	return v.Field
 }
 
 // ExpectedMessage is the -32602 message a strict server sends.
@@ -59,36 +72,61 @@ func Violations(s *Schema) []Violation {
 		case "string":
 			if p.MinLength != nil && *p.MinLength > 0 {
 				n := *p.MinLength
-				out = append(out, Violation{name, "too_short", strings.Repeat("a", n-1), fmt.Sprintf("String must contain at least %d character(s)", n)})
+				out = append(out, Violation{Field: name, Kind: "too_short", Value: strings.Repeat("a", n-1), Reason: fmt.Sprintf("String must contain at least %d character(s)", n)})
 			}
 			if p.MaxLength != nil {
 				n := *p.MaxLength
-				out = append(out, Violation{name, "too_long", strings.Repeat("a", n+1), fmt.Sprintf("String must contain at most %d character(s)", n)})
+				out = append(out, Violation{Field: name, Kind: "too_long", Value: strings.Repeat("a", n+1), Reason: fmt.Sprintf("String must contain at most %d character(s)", n)})
 			}
 			if len(p.Enum) > 0 {
-				out = append(out, Violation{name, "bad_enum", "bus", fmt.Sprintf("Invalid enum value. Expected %s, received 'bus'", zodJoin(p.Enum))})
+				out = append(out, Violation{Field: name, Kind: "bad_enum", Value: "bus", Reason: fmt.Sprintf("Invalid enum value. Expected %s, received 'bus'", zodJoin(p.Enum))})
 			}
 			if p.Format == "date-time" {
-				out = append(out, Violation{name, "bad_datetime", "next tuesday at 3", "Invalid datetime"})
+				out = append(out, Violation{Field: name, Kind: "bad_datetime", Value: "next tuesday at 3", Reason: "Invalid datetime"})
 			}
-			out = append(out, Violation{name, "wrong_type", 42, "Expected " + expectedString(p) + ", received number"})
+			out = append(out, Violation{Field: name, Kind: "wrong_type", Value: 42, Reason: "Expected " + expectedString(p) + ", received number"})
 		case "integer", "number":
 			if p.TypeName() == "integer" {
 				mid := 2.5
 				if p.Minimum != nil && p.Maximum != nil {
 					mid = math.Floor((*p.Minimum+*p.Maximum)/2) + 0.5
 				}
-				out = append(out, Violation{name, "not_integer", mid, "Expected integer, received float"})
+				out = append(out, Violation{Field: name, Kind: "not_integer", Value: mid, Reason: "Expected integer, received float"})
 			}
 			if p.Minimum != nil {
-				out = append(out, Violation{name, "too_small", *p.Minimum - 1, "Number must be greater than or equal to " + num(*p.Minimum)})
+				out = append(out, Violation{Field: name, Kind: "too_small", Value: *p.Minimum - 1, Reason: "Number must be greater than or equal to " + num(*p.Minimum)})
 			}
 			if p.Maximum != nil {
-				out = append(out, Violation{name, "too_big", *p.Maximum + 1, "Number must be less than or equal to " + num(*p.Maximum)})
+				out = append(out, Violation{Field: name, Kind: "too_big", Value: *p.Maximum + 1, Reason: "Number must be less than or equal to " + num(*p.Maximum)})
 			}
-			out = append(out, Violation{name, "wrong_type", "six", "Expected number, received string"})
+			out = append(out, Violation{Field: name, Kind: "wrong_type", Value: "six", Reason: "Expected number, received string"})
 		case "boolean":
-			out = append(out, Violation{name, "wrong_type", "yes", "Expected boolean, received string"})
+			out = append(out, Violation{Field: name, Kind: "wrong_type", Value: "yes", Reason: "Expected boolean, received string"})
+		case "array":
+			if p.MinItems != nil && *p.MinItems > 0 {
+				n := *p.MinItems
+				out = append(out, Violation{Field: name, Kind: "too_few", Value: items(p, n-1), Reason: fmt.Sprintf("Array must contain at least %d element(s)", n)})
+			}
+			if p.MaxItems != nil {
+				n := *p.MaxItems
+				out = append(out, Violation{Field: name, Kind: "too_many", Value: items(p, n+1), Reason: fmt.Sprintf("Array must contain at most %d element(s)", n)})
+			}
+			if p.Items != nil && len(p.Items.Enum) > 0 {
+				out = append(out, Violation{Field: name + ".0", Key: name, Kind: "bad_item_enum", Value: []any{"bus"}, Reason: fmt.Sprintf("Invalid enum value. Expected %s, received 'bus'", zodJoin(p.Items.Enum))})
+			}
+			out = append(out, Violation{Field: name, Kind: "wrong_type", Value: "six", Reason: "Expected array, received string"})
+		}
+	}
+	return out
+}
+
+// items is n valid items of the array schema p, the first of its enum
+// repeated (or nil items when it has none): what a length check counts.
+func items(p *Schema, n int) []any {
+	out := make([]any, n)
+	if p.Items != nil && len(p.Items.Enum) > 0 {
+		for i := range out {
+			out[i] = p.Items.Enum[0]
 		}
 	}
 	return out
@@ -211,6 +249,19 @@ func (g *Generator) validValue(p *Schema) any {
 		return lo + g.rng.Float64()*(hi-lo)
 	case "boolean":
 		return g.rng.IntN(2) == 0
+	case "array":
+		lo, hi := 0, 4
+		if p.MinItems != nil {
+			lo = *p.MinItems
+		}
+		if p.MaxItems != nil {
+			hi = *p.MaxItems
+		}
+		out := make([]any, lo+g.rng.IntN(hi-lo+1))
+		for i := range out {
+			out[i] = g.validValue(p.Items)
+		}
+		return out
 	}
 	return nil
 }
@@ -254,7 +305,7 @@ func (g *Generator) Invalid(s *Schema) (map[string]any, Violation) {
 	args := g.Valid(s)
 	var candidates []Violation
 	for _, v := range Violations(s) {
-		candidates = append(candidates, g.randomise(s.Properties[v.Field], v))
+		candidates = append(candidates, g.randomise(s.Properties[v.key()], v))
 	}
 	if len(candidates) == 0 {
 		return args, Violation{}
@@ -284,8 +335,9 @@ func (g *Generator) randomise(p *Schema, v Violation) Violation {
 			_, isStr := val.(string)
 			_, isBool := val.(bool)
 			_, isInt := val.(int)
+			_, isArray := val.([]any)
 			t := p.TypeName()
-			if (t == "string" && isStr) || (t == "boolean" && isBool) || ((t == "integer" || t == "number") && isInt) {
+			if (t == "string" && isStr) || (t == "boolean" && isBool) || ((t == "integer" || t == "number") && isInt) || (t == "array" && isArray) {
 				continue
 			}
 			v.Value = val

@@ -45,6 +45,9 @@ type Schema struct {
 	Maximum    *float64           `json:"maximum"`
 	Format     string             `json:"format"`
 	Default    any                `json:"default"`
+	Items      *Schema            `json:"items"`
+	MinItems   *int               `json:"minItems"`
+	MaxItems   *int               `json:"maxItems"`
 }
 
 // TypeName returns the schema's single type ("" when absent).
@@ -67,6 +70,7 @@ var knownInputKeywords = map[string]bool{
 	"$schema": true, "$id": true, "title": true, "description": true, "type": true,
 	"properties": true, "required": true, "enum": true, "minLength": true, "maxLength": true,
 	"minimum": true, "maximum": true, "format": true, "default": true,
+	"items": true, "minItems": true, "maxItems": true,
 }
 
 // LoadContracts reads and compiles the contracts.
@@ -117,6 +121,15 @@ func checkKeywords(name string, raw json.RawMessage) error {
 		for k, sub := range v {
 			if !knownInputKeywords[k] {
 				return fmt.Errorf("%s%s: keyword %q is not modelled by the conformance generators; teach conformance/argsgen.go about it", name, path, k)
+			}
+			if k == "items" {
+				var item map[string]json.RawMessage
+				if err := json.Unmarshal(sub, &item); err != nil {
+					return fmt.Errorf("%s%s/items: %w", name, path, err)
+				}
+				if err := walk(path+"/items", item); err != nil {
+					return err
+				}
 			}
 			if k == "properties" {
 				var props map[string]map[string]json.RawMessage

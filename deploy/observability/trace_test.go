@@ -131,9 +131,9 @@ const (
 // TestSearchIsOneTrace: one search_rides over real HTTP on loopback, with
 // the caller's traceparent, is one trace in an OTLP receiver, over both
 // OTLP protocols: the front door's span of the search under the caller's,
-// Relay's source and store spans beneath it, Relay's HTTP calls to Trident
-// and beneath each of them Trident's front-door span of estimate_fare and
-// its geocode, route (with the OSRM request) and price steps. Every span
+// Relay's source and store spans beneath it, Relay's HTTP call to Trident
+// and beneath it Trident's front-door span of estimate_fare and its
+// geocode, route (with the OSRM request) and price steps. Every span
 // of the trace hangs from another of it, and no attribute holds the
 // search's coordinates.
 func TestSearchIsOneTrace(t *testing.T) {
@@ -213,10 +213,11 @@ func checkTrace(t *testing.T, spans []span, logs string) {
 			t.Errorf("no %s span in the trace", name)
 		}
 	}
-	// Relay asks Trident once per vehicle class that seats the party: each
-	// estimate_fare is priced under it, and routed through OSRM.
-	if count["trident.price"] != count["tools/call estimate_fare"] || count["trident.price"] < 2 {
-		t.Errorf("%d price spans for %d estimate_fare calls", count["trident.price"], count["tools/call estimate_fare"])
+	// Relay asks Trident once for every vehicle class (the others as
+	// alternatives): one estimate_fare, routed once through OSRM, with a
+	// price step per class under it.
+	if count["tools/call estimate_fare"] != 1 || count["trident.route"] != 1 || count["trident.price"] != 6 {
+		t.Errorf("%d estimate_fare calls, %d route and %d price spans: want 1, 1 and one per class (6)", count["tools/call estimate_fare"], count["trident.route"], count["trident.price"])
 	}
 	osrm := 0
 	for _, s := range spans {

@@ -108,8 +108,18 @@ func progressFor(ctx context.Context, req *mcp.CallToolRequest) progressFunc {
 // which the catalogue marks retryable (a geocoder outage included: retrying
 // it can succeed, unlike a bad address).
 func (t *tools) price(ctx context.Context, tr trip, progress progressFunc) (priced, error) {
-	fail := func(code errcodes.Code, cause error) (priced, error) {
-		return priced{}, &mcphttp.ToolError{Code: string(code), Text: mcphttp.ToolText(code, tr.tool), Cause: cause}
+	ft, err := t.route(ctx, tr, progress)
+	if err != nil {
+		return priced{}, err
+	}
+	return t.quote(ctx, tr.tool, ft)
+}
+
+// route geocodes and routes the trip: the fare.Trip every vehicle class
+// of the call is priced on.
+func (t *tools) route(ctx context.Context, tr trip, progress progressFunc) (fare.Trip, error) {
+	fail := func(code errcodes.Code, cause error) (fare.Trip, error) {
+		return fare.Trip{}, &mcphttp.ToolError{Code: string(code), Text: mcphttp.ToolText(code, tr.tool), Cause: cause}
 	}
 	gctx, span := telemetry.Start(ctx, "trident.geocode") // the spans of the steps: tracing.go
 	from, to, err := t.geocodePair(gctx, tr.pickup, tr.dropoff, progress)
@@ -144,11 +154,16 @@ func (t *tools) price(ctx context.Context, tr trip, progress progressFunc) (pric
 	if tr.departAt != nil {
 		depart, err := validate.ParseDateTime(*tr.departAt)
 		if err != nil { // unreachable: the schema's format check ran first
-			return priced{}, err
+			return fare.Trip{}, err
 		}
 		ft.Depart, ft.Prebooked = depart, true
 	}
-	_, span = telemetry.Start(ctx, "trident.price")
+	return ft, nil
+}
+
+// quote prices a routed trip for its vehicle class.
+func (t *tools) quote(ctx context.Context, tool string, ft fare.Trip) (priced, error) {
+	_, span := telemetry.Start(ctx, "trident.price")
 	q, err := t.tariff.Quote(ft)
 	endPrice(span, q, err)
 	switch {
@@ -160,7 +175,7 @@ func (t *tools) price(ctx context.Context, tr trip, progress progressFunc) (pric
 	case errors.Is(err, fare.ErrInvalidTrip), errors.Is(err, fare.ErrUnknownVehicle):
 		// e.g. a route longer than the tariff prices: no address change
 		// within the service makes this retryable.
-		return fail(errcodes.GeocodeFailed, err)
+		return priced{}, &mcphttp.ToolError{Code: string(errcodes.GeocodeFailed), Text: mcphttp.ToolText(errcodes.GeocodeFailed, tool), Cause: err}
 	default:
 		return priced{}, err // the server's own fault: logged, answered -32603
 	}
@@ -250,6 +265,11 @@ func (t *tools) capacityFailure(vehicle string, capacity, passengers int) *mcpht
 	}
 }
 
+// estimateFare prices the trip for its vehicle class and, when the call
+// names alternativeVehicleTypes (this server's extension), for each of
+// those too on the same geocoded route: a caller comparing classes, as
+// Relay does, makes one call where it would make one per class. A class
+// the tariff refuses fails the whole call, as it would fail alone.
 func (t *tools) estimateFare(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var in mcptypes.EstimateFareInput
 	if err := t.decode(mcptypes.ToolEstimateFare, req.Params.Arguments, &in); err != nil {
@@ -262,13 +282,13 @@ func (t *tools) estimateFare(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	if in.MeetAndGreet != nil {
 		tr.meetAndGreet = *in.MeetAndGreet
 	}
-	p, f := t.price(ctx, tr, progressFor(ctx, req))
-	if f != nil {
-		return nil, f
+	ft, err := t.route(ctx, tr, progressFor(ctx, req))
+	if err != nil {
+		return nil, err
 	}
-	rules := p.quote.AppliedRules // the quote's own slice; [] rather than null when empty
-	if rules == nil {
-		rules = []string{}
+	p, err := t.quote(ctx, tr.tool, ft)
+	if err != nil {
+		return nil, err
 	}
 	out := mcptypes.EstimateFareOutput{
 		FareGBP:             p.quote.FareGBP,
@@ -277,10 +297,39 @@ func (t *tools) estimateFare(ctx context.Context, req *mcp.CallToolRequest) (*mc
 		Rate:                mcptypes.EstimateFareOutputRate(p.quote.Band),
 		AirportSurchargeGBP: p.quote.AirportSurchargeGBP,
 		TariffVersion:       p.quote.TariffVersion,
-		AppliedRules:        rules,
+		AppliedRules:        rulesOf(p.quote),
 	}
 	text := fare.FormatGBP(p.quote.FarePence) + " · " + milesText(p.miles) + " · " + minutesText(p.seconds) + " · " + string(p.quote.Band) + " tariff"
+	if len(in.AlternativeVehicleTypes) > 0 {
+		out.Alternatives = make([]mcptypes.AlternativeQuote, len(in.AlternativeVehicleTypes))
+		also := make([]string, len(in.AlternativeVehicleTypes))
+		for i, vt := range in.AlternativeVehicleTypes {
+			ft.Vehicle = string(vt)
+			a, err := t.quote(ctx, tr.tool, ft)
+			if err != nil {
+				return nil, err
+			}
+			out.Alternatives[i] = mcptypes.AlternativeQuote{
+				VehicleType:         mcptypes.AlternativeQuoteVehicleType(vt),
+				FareGBP:             a.quote.FareGBP,
+				Rate:                mcptypes.AlternativeQuoteRate(a.quote.Band),
+				AirportSurchargeGBP: a.quote.AirportSurchargeGBP,
+				AppliedRules:        rulesOf(a.quote),
+			}
+			also[i] = string(vt) + " " + fare.FormatGBP(a.quote.FarePence)
+		}
+		text += "\nAlso priced: " + strings.Join(also, " · ")
+	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: out}, nil
+}
+
+// rulesOf is a quote's applied rules: its own slice, and [] rather than
+// null when no rule applied.
+func rulesOf(q fare.Quote) []string {
+	if q.AppliedRules == nil {
+		return []string{}
+	}
+	return q.AppliedRules
 }
 
 func (t *tools) getServiceInfo(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

@@ -16,6 +16,66 @@ import (
 	"github.com/oapi-codegen/runtime"
 )
 
+// Defines values for AlternativeQuoteRate.
+const (
+	AlternativeQuoteRateDay     AlternativeQuoteRate = "day"
+	AlternativeQuoteRateHoliday AlternativeQuoteRate = "holiday"
+	AlternativeQuoteRateNight   AlternativeQuoteRate = "night"
+)
+
+// Valid indicates whether the value is a known member of the AlternativeQuoteRate enum.
+func (e AlternativeQuoteRate) Valid() bool {
+	switch e {
+	case AlternativeQuoteRateDay:
+		return true
+	case AlternativeQuoteRateHoliday:
+		return true
+	case AlternativeQuoteRateNight:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AlternativeQuoteVehicleType.
+const (
+	AlternativeQuoteVehicleTypeEstate    AlternativeQuoteVehicleType = "estate"
+	AlternativeQuoteVehicleTypeExecutive AlternativeQuoteVehicleType = "executive"
+	AlternativeQuoteVehicleTypeLuxury    AlternativeQuoteVehicleType = "luxury"
+	AlternativeQuoteVehicleTypeMpv       AlternativeQuoteVehicleType = "mpv"
+	AlternativeQuoteVehicleTypeN5seater  AlternativeQuoteVehicleType = "5seater"
+	AlternativeQuoteVehicleTypeN6seater  AlternativeQuoteVehicleType = "6seater"
+	AlternativeQuoteVehicleTypeN7seater  AlternativeQuoteVehicleType = "7seater"
+	AlternativeQuoteVehicleTypeSaloon    AlternativeQuoteVehicleType = "saloon"
+	AlternativeQuoteVehicleTypeWav       AlternativeQuoteVehicleType = "wav"
+)
+
+// Valid indicates whether the value is a known member of the AlternativeQuoteVehicleType enum.
+func (e AlternativeQuoteVehicleType) Valid() bool {
+	switch e {
+	case AlternativeQuoteVehicleTypeEstate:
+		return true
+	case AlternativeQuoteVehicleTypeExecutive:
+		return true
+	case AlternativeQuoteVehicleTypeLuxury:
+		return true
+	case AlternativeQuoteVehicleTypeMpv:
+		return true
+	case AlternativeQuoteVehicleTypeN5seater:
+		return true
+	case AlternativeQuoteVehicleTypeN6seater:
+		return true
+	case AlternativeQuoteVehicleTypeN7seater:
+		return true
+	case AlternativeQuoteVehicleTypeSaloon:
+		return true
+	case AlternativeQuoteVehicleTypeWav:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for EstimateFareCallRequestMethod.
 const (
 	EstimateFareCallRequestMethodToolscall EstimateFareCallRequestMethod = "tools/call"
@@ -55,6 +115,45 @@ const (
 func (e EstimateFareCallResultIsError) Valid() bool {
 	switch e {
 	case EstimateFareCallResultIsErrorFalse:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EstimateFareInputAlternativeVehicleTypes.
+const (
+	EstimateFareInputAlternativeVehicleTypesEstate    EstimateFareInputAlternativeVehicleTypes = "estate"
+	EstimateFareInputAlternativeVehicleTypesExecutive EstimateFareInputAlternativeVehicleTypes = "executive"
+	EstimateFareInputAlternativeVehicleTypesLuxury    EstimateFareInputAlternativeVehicleTypes = "luxury"
+	EstimateFareInputAlternativeVehicleTypesMpv       EstimateFareInputAlternativeVehicleTypes = "mpv"
+	EstimateFareInputAlternativeVehicleTypesN5seater  EstimateFareInputAlternativeVehicleTypes = "5seater"
+	EstimateFareInputAlternativeVehicleTypesN6seater  EstimateFareInputAlternativeVehicleTypes = "6seater"
+	EstimateFareInputAlternativeVehicleTypesN7seater  EstimateFareInputAlternativeVehicleTypes = "7seater"
+	EstimateFareInputAlternativeVehicleTypesSaloon    EstimateFareInputAlternativeVehicleTypes = "saloon"
+	EstimateFareInputAlternativeVehicleTypesWav       EstimateFareInputAlternativeVehicleTypes = "wav"
+)
+
+// Valid indicates whether the value is a known member of the EstimateFareInputAlternativeVehicleTypes enum.
+func (e EstimateFareInputAlternativeVehicleTypes) Valid() bool {
+	switch e {
+	case EstimateFareInputAlternativeVehicleTypesEstate:
+		return true
+	case EstimateFareInputAlternativeVehicleTypesExecutive:
+		return true
+	case EstimateFareInputAlternativeVehicleTypesLuxury:
+		return true
+	case EstimateFareInputAlternativeVehicleTypesMpv:
+		return true
+	case EstimateFareInputAlternativeVehicleTypesN5seater:
+		return true
+	case EstimateFareInputAlternativeVehicleTypesN6seater:
+		return true
+	case EstimateFareInputAlternativeVehicleTypesN7seater:
+		return true
+	case EstimateFareInputAlternativeVehicleTypesSaloon:
+		return true
+	case EstimateFareInputAlternativeVehicleTypesWav:
 		return true
 	default:
 		return false
@@ -493,6 +592,30 @@ func (e UnauthorizedErrorResponseErrorCode) Valid() bool {
 	}
 }
 
+// AlternativeQuote One further vehicle class priced on the main quote's route.
+type AlternativeQuote struct {
+	// AirportSurchargeGBP Airport pickup/drop fee already included in fareGBP.
+	AirportSurchargeGBP float64 `json:"airportSurchargeGBP"`
+
+	// AppliedRules Each tariff rule that changed this class's fare, in the order applied (an empty list when none did).
+	AppliedRules []string `json:"appliedRules"`
+
+	// FareGBP Fixed-price fare in GBP for this class.
+	FareGBP float64 `json:"fareGBP"`
+
+	// Rate Tariff band applied.
+	Rate AlternativeQuoteRate `json:"rate"`
+
+	// VehicleType The vehicle class priced, as named in alternativeVehicleTypes.
+	VehicleType AlternativeQuoteVehicleType `json:"vehicleType"`
+}
+
+// AlternativeQuoteRate Tariff band applied.
+type AlternativeQuoteRate string
+
+// AlternativeQuoteVehicleType The vehicle class priced, as named in alternativeVehicleTypes.
+type AlternativeQuoteVehicleType string
+
 // CollectionIndex The API client collections manifest.
 type CollectionIndex struct {
 	// Collections Keyed by client (postman, insomnia).
@@ -560,6 +683,9 @@ type EstimateFareCallResultIsError bool
 
 // EstimateFareInput Arguments of the estimate_fare tool: price a taxi journey between a UK pickup and dropoff.
 type EstimateFareInput struct {
+	// AlternativeVehicleTypes Further vehicle classes to price on the same trip in the same call, each answered in the result's alternatives in this order (a class named twice is priced twice). The trip is geocoded and routed once; departAt and meetAndGreet apply to every class. An extension of this server's: the specification's tool has no such argument, and a call without it is answered exactly as the specification documents.
+	AlternativeVehicleTypes *[]EstimateFareInputAlternativeVehicleTypes `json:"alternativeVehicleTypes,omitempty"`
+
 	// DepartAt ISO 8601 planned departure time (UTC). Used to pick day/night/holiday tariff.
 	DepartAt *time.Time `json:"departAt,omitempty"`
 
@@ -576,6 +702,9 @@ type EstimateFareInput struct {
 	VehicleType *EstimateFareInputVehicleType `json:"vehicleType,omitempty"`
 }
 
+// EstimateFareInputAlternativeVehicleTypes defines model for EstimateFareInput.AlternativeVehicleTypes.
+type EstimateFareInputAlternativeVehicleTypes string
+
 // EstimateFareInputVehicleType Vehicle class. Defaults to saloon. 'mpv' is the 8-seater; 'wav' is the wheelchair-accessible TX4.
 type EstimateFareInputVehicleType string
 
@@ -583,6 +712,9 @@ type EstimateFareInputVehicleType string
 type EstimateFareOutput struct {
 	// AirportSurchargeGBP Airport pickup/drop fee already included in fareGBP.
 	AirportSurchargeGBP float64 `json:"airportSurchargeGBP"`
+
+	// Alternatives The quote of each class the call named in alternativeVehicleTypes, in that order, on the same route as the main quote (its distanceMiles, durationSeconds and tariffVersion). Sent only when the call asked for alternatives: an extension of this server's, absent from the specification's result.
+	Alternatives *[]AlternativeQuote `json:"alternatives,omitempty"`
 
 	// AppliedRules Each tariff rule that changed the fare, in the order applied (an empty list when none did). This server always sends it; it is optional because the specification's Tools-section example response leaves it out.
 	AppliedRules *[]string `json:"appliedRules,omitempty"`

@@ -35,6 +35,8 @@ type EstimateFareInput struct {
 	DepartAt *string `json:"departAt,omitzero"`
 	// Whether an airport meet & greet is requested (+£25).
 	MeetAndGreet *bool `json:"meetAndGreet,omitzero"`
+	// Further vehicle classes to price on the same trip in the same call, each answered in the result's alternatives in this order (a class named twice is priced twice). The trip is geocoded and routed once; departAt and meetAndGreet apply to every class. An extension of this server's: the specification's tool has no such argument, and a call without it is answered exactly as the specification documents. (items 1–9)
+	AlternativeVehicleTypes []EstimateFareInputAlternativeVehicleTypesItem `json:"alternativeVehicleTypes,omitzero"`
 }
 
 // Vehicle class. Defaults to saloon. 'mpv' is the 8-seater; 'wav' is the wheelchair-accessible TX4. One of the EstimateFareInputVehicleType* constants.
@@ -64,6 +66,33 @@ func (v EstimateFareInputVehicleType) Valid() bool {
 	return false
 }
 
+// EstimateFareInputAlternativeVehicleTypesItem is an enumeration. One of the EstimateFareInputAlternativeVehicleTypesItem* constants.
+type EstimateFareInputAlternativeVehicleTypesItem string
+
+const (
+	EstimateFareInputAlternativeVehicleTypesItemSaloon    EstimateFareInputAlternativeVehicleTypesItem = "saloon"
+	EstimateFareInputAlternativeVehicleTypesItemEstate    EstimateFareInputAlternativeVehicleTypesItem = "estate"
+	EstimateFareInputAlternativeVehicleTypesItemExecutive EstimateFareInputAlternativeVehicleTypesItem = "executive"
+	EstimateFareInputAlternativeVehicleTypesItemLuxury    EstimateFareInputAlternativeVehicleTypesItem = "luxury"
+	EstimateFareInputAlternativeVehicleTypesItem5seater   EstimateFareInputAlternativeVehicleTypesItem = "5seater"
+	EstimateFareInputAlternativeVehicleTypesItem6seater   EstimateFareInputAlternativeVehicleTypesItem = "6seater"
+	EstimateFareInputAlternativeVehicleTypesItem7seater   EstimateFareInputAlternativeVehicleTypesItem = "7seater"
+	EstimateFareInputAlternativeVehicleTypesItemMpv       EstimateFareInputAlternativeVehicleTypesItem = "mpv"
+	EstimateFareInputAlternativeVehicleTypesItemWav       EstimateFareInputAlternativeVehicleTypesItem = "wav"
+)
+
+// EstimateFareInputAlternativeVehicleTypesItemValues lists every EstimateFareInputAlternativeVehicleTypesItem in schema order.
+var EstimateFareInputAlternativeVehicleTypesItemValues = []EstimateFareInputAlternativeVehicleTypesItem{EstimateFareInputAlternativeVehicleTypesItemSaloon, EstimateFareInputAlternativeVehicleTypesItemEstate, EstimateFareInputAlternativeVehicleTypesItemExecutive, EstimateFareInputAlternativeVehicleTypesItemLuxury, EstimateFareInputAlternativeVehicleTypesItem5seater, EstimateFareInputAlternativeVehicleTypesItem6seater, EstimateFareInputAlternativeVehicleTypesItem7seater, EstimateFareInputAlternativeVehicleTypesItemMpv, EstimateFareInputAlternativeVehicleTypesItemWav}
+
+// Valid reports whether v is one of the schema's values.
+func (v EstimateFareInputAlternativeVehicleTypesItem) Valid() bool {
+	switch v {
+	case EstimateFareInputAlternativeVehicleTypesItemSaloon, EstimateFareInputAlternativeVehicleTypesItemEstate, EstimateFareInputAlternativeVehicleTypesItemExecutive, EstimateFareInputAlternativeVehicleTypesItemLuxury, EstimateFareInputAlternativeVehicleTypesItem5seater, EstimateFareInputAlternativeVehicleTypesItem6seater, EstimateFareInputAlternativeVehicleTypesItem7seater, EstimateFareInputAlternativeVehicleTypesItemMpv, EstimateFareInputAlternativeVehicleTypesItemWav:
+		return true
+	}
+	return false
+}
+
 // Structured result of estimate_fare: a fixed-price GBP quote.
 type EstimateFareOutput struct {
 	// Fixed-price fare in GBP. (range 0–∞)
@@ -80,6 +109,8 @@ type EstimateFareOutput struct {
 	TariffVersion string `json:"tariffVersion"`
 	// Each tariff rule that changed the fare, in the order applied (an empty list when none did). This server always sends it; it is optional because the specification's Tools-section example response leaves it out.
 	AppliedRules []string `json:"appliedRules,omitzero"`
+	// The quote of each class the call named in alternativeVehicleTypes, in that order, on the same route as the main quote (its distanceMiles, durationSeconds and tariffVersion). Sent only when the call asked for alternatives: an extension of this server's, absent from the specification's result.
+	Alternatives []AlternativeQuote `json:"alternatives,omitzero"`
 }
 
 // Tariff band applied. One of the EstimateFareOutputRate* constants.
@@ -98,6 +129,68 @@ var EstimateFareOutputRateValues = []EstimateFareOutputRate{EstimateFareOutputRa
 func (v EstimateFareOutputRate) Valid() bool {
 	switch v {
 	case EstimateFareOutputRateDay, EstimateFareOutputRateNight, EstimateFareOutputRateHoliday:
+		return true
+	}
+	return false
+}
+
+// One further vehicle class priced on the main quote's route.
+type AlternativeQuote struct {
+	// The vehicle class priced, as named in alternativeVehicleTypes.
+	VehicleType AlternativeQuoteVehicleType `json:"vehicleType"`
+	// Fixed-price fare in GBP for this class. (range 0–∞)
+	FareGBP float64 `json:"fareGBP"`
+	// Tariff band applied.
+	Rate AlternativeQuoteRate `json:"rate"`
+	// Airport pickup/drop fee already included in fareGBP. (range 0–∞)
+	AirportSurchargeGBP float64 `json:"airportSurchargeGBP"`
+	// Each tariff rule that changed this class's fare, in the order applied (an empty list when none did).
+	AppliedRules []string `json:"appliedRules"`
+}
+
+// The vehicle class priced, as named in alternativeVehicleTypes. One of the AlternativeQuoteVehicleType* constants.
+type AlternativeQuoteVehicleType string
+
+const (
+	AlternativeQuoteVehicleTypeSaloon    AlternativeQuoteVehicleType = "saloon"
+	AlternativeQuoteVehicleTypeEstate    AlternativeQuoteVehicleType = "estate"
+	AlternativeQuoteVehicleTypeExecutive AlternativeQuoteVehicleType = "executive"
+	AlternativeQuoteVehicleTypeLuxury    AlternativeQuoteVehicleType = "luxury"
+	AlternativeQuoteVehicleType5seater   AlternativeQuoteVehicleType = "5seater"
+	AlternativeQuoteVehicleType6seater   AlternativeQuoteVehicleType = "6seater"
+	AlternativeQuoteVehicleType7seater   AlternativeQuoteVehicleType = "7seater"
+	AlternativeQuoteVehicleTypeMpv       AlternativeQuoteVehicleType = "mpv"
+	AlternativeQuoteVehicleTypeWav       AlternativeQuoteVehicleType = "wav"
+)
+
+// AlternativeQuoteVehicleTypeValues lists every AlternativeQuoteVehicleType in schema order.
+var AlternativeQuoteVehicleTypeValues = []AlternativeQuoteVehicleType{AlternativeQuoteVehicleTypeSaloon, AlternativeQuoteVehicleTypeEstate, AlternativeQuoteVehicleTypeExecutive, AlternativeQuoteVehicleTypeLuxury, AlternativeQuoteVehicleType5seater, AlternativeQuoteVehicleType6seater, AlternativeQuoteVehicleType7seater, AlternativeQuoteVehicleTypeMpv, AlternativeQuoteVehicleTypeWav}
+
+// Valid reports whether v is one of the schema's values.
+func (v AlternativeQuoteVehicleType) Valid() bool {
+	switch v {
+	case AlternativeQuoteVehicleTypeSaloon, AlternativeQuoteVehicleTypeEstate, AlternativeQuoteVehicleTypeExecutive, AlternativeQuoteVehicleTypeLuxury, AlternativeQuoteVehicleType5seater, AlternativeQuoteVehicleType6seater, AlternativeQuoteVehicleType7seater, AlternativeQuoteVehicleTypeMpv, AlternativeQuoteVehicleTypeWav:
+		return true
+	}
+	return false
+}
+
+// Tariff band applied. One of the AlternativeQuoteRate* constants.
+type AlternativeQuoteRate string
+
+const (
+	AlternativeQuoteRateDay     AlternativeQuoteRate = "day"
+	AlternativeQuoteRateNight   AlternativeQuoteRate = "night"
+	AlternativeQuoteRateHoliday AlternativeQuoteRate = "holiday"
+)
+
+// AlternativeQuoteRateValues lists every AlternativeQuoteRate in schema order.
+var AlternativeQuoteRateValues = []AlternativeQuoteRate{AlternativeQuoteRateDay, AlternativeQuoteRateNight, AlternativeQuoteRateHoliday}
+
+// Valid reports whether v is one of the schema's values.
+func (v AlternativeQuoteRate) Valid() bool {
+	switch v {
+	case AlternativeQuoteRateDay, AlternativeQuoteRateNight, AlternativeQuoteRateHoliday:
 		return true
 	}
 	return false

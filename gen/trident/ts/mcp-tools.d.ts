@@ -13,6 +13,8 @@ export interface EstimateFareInput {
   departAt?: string;
   /** Whether an airport meet & greet is requested (+£25). */
   meetAndGreet?: boolean;
+  /** Further vehicle classes to price on the same trip in the same call, each answered in the result's alternatives in this order (a class named twice is priced twice). The trip is geocoded and routed once; departAt and meetAndGreet apply to every class. An extension of this server's: the specification's tool has no such argument, and a call without it is answered exactly as the specification documents. (items 1–9) */
+  alternativeVehicleTypes?: ("saloon" | "estate" | "executive" | "luxury" | "5seater" | "6seater" | "7seater" | "mpv" | "wav")[];
 }
 
 /** Structured result of estimate_fare: a fixed-price GBP quote. */
@@ -31,6 +33,22 @@ export interface EstimateFareOutput {
   tariffVersion: string;
   /** Each tariff rule that changed the fare, in the order applied (an empty list when none did). This server always sends it; it is optional because the specification's Tools-section example response leaves it out. */
   appliedRules?: string[];
+  /** The quote of each class the call named in alternativeVehicleTypes, in that order, on the same route as the main quote (its distanceMiles, durationSeconds and tariffVersion). Sent only when the call asked for alternatives: an extension of this server's, absent from the specification's result. */
+  alternatives?: AlternativeQuote[];
+}
+
+/** One further vehicle class priced on the main quote's route. */
+export interface AlternativeQuote {
+  /** The vehicle class priced, as named in alternativeVehicleTypes. */
+  vehicleType: "saloon" | "estate" | "executive" | "luxury" | "5seater" | "6seater" | "7seater" | "mpv" | "wav";
+  /** Fixed-price fare in GBP for this class. (range 0–∞) */
+  fareGBP: number;
+  /** Tariff band applied. */
+  rate: "day" | "night" | "holiday";
+  /** Airport pickup/drop fee already included in fareGBP. (range 0–∞) */
+  airportSurchargeGBP: number;
+  /** Each tariff rule that changed this class's fare, in the order applied (an empty list when none did). */
+  appliedRules: string[];
 }
 
 /** get_service_info takes no parameters. */
