@@ -143,11 +143,13 @@ func TestSearchTridentOptionsMatchEstimateFare(t *testing.T) {
 	if out.Options[2].Price.AmountMinor != 6240 {
 		t.Errorf("executive by day = %d, want 6240", out.Options[2].Price.AmountMinor)
 	}
-	if n := len(out.ProviderCalls); n != len(classes) {
-		t.Errorf("%d provider calls, want one estimate_fare per class", n)
+	// One estimate_fare prices every class (the others as Trident's
+	// alternatives): one provider call with six options.
+	if n := len(out.ProviderCalls); n != 1 {
+		t.Fatalf("%d provider calls, want one estimate_fare for every class: %+v", n, out.ProviderCalls)
 	}
 	for _, pc := range out.ProviderCalls {
-		if pc.Provider != "trident" || pc.Operation != "estimate_fare" || pc.Outcome != "ok" || pc.HttpStatus == nil || *pc.HttpStatus != 200 {
+		if pc.Provider != "trident" || pc.Operation != "estimate_fare" || pc.Outcome != "ok" || pc.HttpStatus == nil || *pc.HttpStatus != 200 || pc.Options != int64(len(classes)) {
 			t.Errorf("provider call %+v", pc)
 		}
 	}
@@ -225,8 +227,8 @@ func TestTridentFailures(t *testing.T) {
 			if strings.Contains(out.Errors[0].Message, "could not be geocoded") {
 				t.Errorf("Trident's own text reached the caller: %s", out.Errors[0].Message)
 			}
-			if len(out.ProviderCalls) != 6 {
-				t.Errorf("%d provider calls, want one per class", len(out.ProviderCalls))
+			if len(out.ProviderCalls) != 1 {
+				t.Errorf("%d provider calls, want the one estimate_fare for every class", len(out.ProviderCalls))
 			}
 		})
 	}

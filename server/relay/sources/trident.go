@@ -20,8 +20,10 @@ import (
 )
 
 // Trident prices trips with Trident's own MCP endpoint, over HTTP
-// through the project's generated client: one estimate_fare per product
-// (every vehicle class, whatever the party), and start_booking for the prefilled handoff link.
+// through the project's generated client: one estimate_fare for every
+// product (every vehicle class, whatever the party: the first as
+// vehicleType, the others as alternativeVehicleTypes, Trident's extension),
+// and start_booking for the prefilled handoff link.
 // Trident takes places as text; Relay sends the coordinates as a
 // "lat,lng" pair, never an address it made up.
 type Trident struct {
@@ -65,29 +67,103 @@ func place(c mcptypes.Coordinates) string {
 	return registry.FormatCoordinate(c.Latitude) + "," + registry.FormatCoordinate(c.Longitude)
 }
 
-// Quote asks estimate_fare once per product, concurrently.
+// Quote prices every product in one estimate_fare: Trident routes the trip
+// once and answers each further class in alternatives, where a call per
+// class would cost a round trip, a geocoding and a routing each. A Trident
+// that does not know the extension (one that answers as its specification
+// documents, with no alternatives) is asked for the other classes one call
+// each, concurrently, as before the extension: each extra call spends the
+// provider's request budget.
 func (t *Trident) Quote(ctx context.Context, trip Trip, rec Recorder) ([]Quote, error) {
 	if len(trip.Products) == 0 {
 		return nil, &Error{Code: mcptypes.ProviderErrorCodeRefused, Message: "the provider registry lists no Trident vehicle class"}
 	}
-	quotes := make([]*Quote, len(trip.Products))
-	errs := make([]error, len(trip.Products))
-	attempts := make([]Attempt, len(trip.Products))
+	first, rest := trip.Products[0], trip.Products[1:]
+	in := t.estimate(trip, first)
+	for _, pr := range rest {
+		in.AlternativeVehicleTypes = append(in.AlternativeVehicleTypes, trident.EstimateFareInputAlternativeVehicleTypesItem(pr.ID))
+	}
+	start := time.Now()
+	out, err := t.c.EstimateFare(ctx, in)
+	a := attempt(trident.ToolEstimateFare, start, err)
+	if err != nil {
+		rec(a)
+		return nil, classify(err)
+	}
+	quotes := make([]Quote, 0, len(trip.Products))
+	var errs []error
+	q, err := tridentQuote(first, tridentFare(out, nil))
+	if err != nil {
+		a.Outcome = mcptypes.ProviderCallOutcomeMalformed
+		rec(a)
+		return nil, err
+	}
+	quotes = append(quotes, q)
+	switch {
+	case len(rest) == 0:
+	case out.Alternatives == nil:
+		a.Options = 1
+		rec(a)
+		more, err := t.quoteEach(ctx, trip, rest, rec)
+		return append(quotes, more...), err
+	case len(out.Alternatives) != len(rest):
+		errs = append(errs, &Error{Code: mcptypes.ProviderErrorCodeMalformed, Message: fmt.Sprintf("Trident priced %d further vehicle classes of the %d asked", len(out.Alternatives), len(rest))})
+	default:
+		for i, pr := range rest {
+			alt := &out.Alternatives[i]
+			if string(alt.VehicleType) != pr.ID {
+				errs = append(errs, &Error{Code: mcptypes.ProviderErrorCodeMalformed, Message: fmt.Sprintf("Trident answered vehicle class %q where %q was asked", alt.VehicleType, pr.ID)})
+				continue
+			}
+			q, err := tridentQuote(pr, tridentFare(out, alt))
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			quotes = append(quotes, q)
+		}
+	}
+	if len(errs) > 0 {
+		a.Outcome = mcptypes.ProviderCallOutcomeMalformed
+	}
+	a.Options = len(quotes)
+	rec(a)
+	return quotes, errors.Join(errs...)
+}
+
+// estimate is the estimate_fare arguments of trip for one product.
+func (t *Trident) estimate(trip Trip, pr registry.ProductEntry) trident.EstimateFareInput {
+	vt := trident.EstimateFareInputVehicleType(pr.ID)
+	return trident.EstimateFareInput{Pickup: place(trip.Pickup), Dropoff: place(trip.Dropoff), VehicleType: &vt}
+}
+
+// quoteEach asks estimate_fare once per product, concurrently, each call
+// spending the provider's budget first: the way to price a Trident that
+// answers no alternatives.
+func (t *Trident) quoteEach(ctx context.Context, trip Trip, products []registry.ProductEntry, rec Recorder) ([]Quote, error) {
+	quotes := make([]*Quote, len(products))
+	errs := make([]error, len(products))
+	attempts := make([]*Attempt, len(products))
 	var wg sync.WaitGroup
-	for i, pr := range trip.Products {
+	for i, pr := range products {
+		if trip.Spend != nil {
+			if err := trip.Spend(ctx); err != nil {
+				errs[i] = AsError(err)
+				continue
+			}
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			vt := trident.EstimateFareInputVehicleType(pr.ID)
 			start := time.Now()
-			out, err := t.c.EstimateFare(ctx, trident.EstimateFareInput{Pickup: place(trip.Pickup), Dropoff: place(trip.Dropoff), VehicleType: &vt})
+			out, err := t.c.EstimateFare(ctx, t.estimate(trip, pr))
 			a := attempt(trident.ToolEstimateFare, start, err)
-			defer func() { attempts[i] = a }()
+			defer func() { attempts[i] = &a }()
 			if err != nil {
 				errs[i] = classify(err)
 				return
 			}
-			q, err := tridentQuote(pr, out)
+			q, err := tridentQuote(pr, tridentFare(out, nil))
 			if err != nil {
 				a.Outcome = mcptypes.ProviderCallOutcomeMalformed
 				errs[i] = err
@@ -100,7 +176,9 @@ func (t *Trident) Quote(ctx context.Context, trip Trip, rec Recorder) ([]Quote, 
 	wg.Wait()
 	// Recorded in product order, whatever order the calls finished in.
 	for _, a := range attempts {
-		rec(a)
+		if a != nil {
+			rec(*a)
+		}
 	}
 	var out []Quote
 	for _, q := range quotes {
@@ -172,27 +250,47 @@ func classify(err error) *Error {
 	return AsError(err)
 }
 
+// fareOf is one vehicle class's price in an estimate_fare reply, on the
+// reply's route: the main quote, or one of its alternatives.
+type fareOf struct {
+	fareGBP         float64
+	rate            string
+	rules           []string
+	tariffVersion   string
+	distanceMiles   float64
+	durationSeconds float64
+}
+
+// tridentFare is the main quote of out (alt nil) or its alternative alt.
+func tridentFare(out *trident.EstimateFareOutput, alt *trident.AlternativeQuote) fareOf {
+	f := fareOf{fareGBP: out.FareGBP, rate: string(out.Rate), rules: out.AppliedRules, tariffVersion: out.TariffVersion, distanceMiles: out.DistanceMiles, durationSeconds: out.DurationSeconds}
+	if alt != nil {
+		f.fareGBP, f.rate, f.rules = alt.FareGBP, string(alt.Rate), alt.AppliedRules
+	}
+	return f
+}
+
 // tridentQuote normalises an estimate: fareGBP to pence through its decimal
 // text, never float × 100, and the fixed-price facts of Trident's tariff
 // (fees included, taxes unknown).
-func tridentQuote(pr registry.ProductEntry, out *trident.EstimateFareOutput) (Quote, error) {
+func tridentQuote(pr registry.ProductEntry, out fareOf) (Quote, error) {
 	// encoding/json parsed the decimal in the reply to the nearest float64;
 	// the shortest text of that float is the decimal Trident sent.
-	minor, err := decimalToMinor(strconv.FormatFloat(out.FareGBP, 'f', -1, 64), 2)
+	minor, err := decimalToMinor(strconv.FormatFloat(out.fareGBP, 'f', -1, 64), 2)
 	if err != nil {
 		return Quote{}, &Error{Code: mcptypes.ProviderErrorCodeMalformed, Message: "Trident sent a fare Relay could not read", Cause: err}
 	}
 	capacity := int64(pr.Capacity)
 	fees := true
-	dur := int64(math.Round(out.DurationSeconds))
-	dist := int64(math.Round(out.DistanceMiles * 1609.344))
+	dur := int64(math.Round(out.durationSeconds))
+	dist := int64(math.Round(out.distanceMiles * 1609.344))
 	return Quote{
 		Product:         mcptypes.Product{ID: pr.ID, Name: pr.Name, Capacity: &capacity},
 		Price:           mcptypes.Price{AmountMinor: minor, Currency: "GBP", Basis: mcptypes.PriceBasisFixed, FeesIncluded: &fees},
 		DurationSeconds: &dur,
 		DistanceMeters:  &dist,
-		Title:           string(out.Rate) + " tariff " + out.TariffVersion,
-		Description:     strings.Join(out.AppliedRules, "; "),
+		Title:           out.rate + " tariff " + out.tariffVersion,
+		Description:     strings.Join(out.rules, "; "),
 	}, nil
 }
 
