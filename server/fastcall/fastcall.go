@@ -119,7 +119,7 @@ func (c *Call) Tool() string { return c.params.Name }
 // Everything else is the SDK's. The body is read once, in place: the
 // arguments the tool gets are a slice of it.
 func (h *Handler) Parse(r *http.Request, body []byte) (*Call, bool) {
-	if r.Method != http.MethodPost || !h.headersOK(r.Header) || !json.Valid(body) {
+	if r.Method != http.MethodPost || !h.headersOK(r.Header) || !validJSON(body) {
 		return nil, false
 	}
 	var env [maxMembers]member

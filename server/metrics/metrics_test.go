@@ -1,6 +1,7 @@
 package metrics_test
 
 import (
+	"sync"
 	"testing"
 	"time"
 
@@ -92,5 +93,39 @@ func TestReadiness(t *testing.T) {
 	ready = true
 	if got := promtest.Series(t, reg)["mcp_ready{}"]; got != 1 {
 		t.Errorf("ready: mcp_ready = %v, want 1", got)
+	}
+}
+
+// TestSeriesResolvedOnceCountEveryCall: the series a call resolved are
+// reused, and every later call, from any goroutine, still counts in its own.
+func TestSeriesResolvedOnceCountEveryCall(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := metrics.New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for i := range 100 {
+				m.ObserveToolCall("/mcp", "estimate_fare", []string{metrics.OutcomeOK, "geocode_failed"}[i%2], time.Millisecond)
+				m.ObserveHTTP("/mcp", []int{200, 429, 42}[i%3], time.Millisecond)
+			}
+		})
+	}
+	wg.Wait()
+	s := promtest.Series(t, reg)
+	for series, want := range map[string]float64{
+		"mcp_tool_calls_total{endpoint=/mcp,outcome=ok,tool=estimate_fare}":             200,
+		"mcp_tool_calls_total{endpoint=/mcp,outcome=geocode_failed,tool=estimate_fare}": 200,
+		"mcp_tool_call_duration_seconds{endpoint=/mcp,outcome=ok,tool=estimate_fare}":   200,
+		"mcp_http_requests_total{code=200,route=/mcp}":                                  136,
+		"mcp_http_requests_total{code=429,route=/mcp}":                                  132,
+		"mcp_http_requests_total{code=other,route=/mcp}":                                132,
+		"mcp_http_request_duration_seconds{route=/mcp}":                                 400,
+	} {
+		if s[series] != want {
+			t.Errorf("%s = %v, want %v", series, s[series], want)
+		}
 	}
 }

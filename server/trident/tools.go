@@ -47,8 +47,16 @@ func (t *tools) handlers() map[string]mcp.ToolHandler {
 // them (defaults applied) into v. Its error is an [*mcphttp.ArgumentError]:
 // -32602 for the specification's 2025-06-18 clients, an isError result for
 // clients of 2025-11-25 and later (contracts/README.md).
+//
+// The common call, already in normal form, is decoded in the one pass that
+// validates it (validate.Schema.DecodeNormal); any other goes through the
+// whole check and json.Unmarshal.
 func (t *tools) decode(tool string, raw json.RawMessage, v any) error {
-	norm, err := t.inputs[tool].Validate(raw)
+	s := t.inputs[tool]
+	if s.DecodeNormal(raw, v) {
+		return nil
+	}
+	norm, err := s.Validate(raw)
 	if err != nil {
 		var fe *validate.FieldError
 		if errors.As(err, &fe) {

@@ -60,7 +60,13 @@ func TestAttachIndexMatchesScan(t *testing.T) {
 			points = append(points, latLon{nd.Lat + d.lat, nd.Lon + d.lon})
 		}
 	}
-	points = append(points, latLon{0, 0}, latLon{90, 0}, latLon{-90, 180}, latLon{51.5074, -0.1278})
+	for _, nd := range g.nodes { // at the edge of reach of a node, every way round
+		for range 20 {
+			d := (fringeMeters*attachSlack + attachExtra) * rng.Float64()
+			points = append(points, destination(latLon{nd.Lat, nd.Lon}, 2*math.Pi*rng.Float64(), d))
+		}
+	}
+	points = append(points, latLon{0, 0}, latLon{90, 0}, latLon{-90, 180}, latLon{51.5074, -0.1278}, latLon{56, 179.99}, latLon{56, -180})
 	attached := 0
 	for _, p := range points {
 		want, wantIn := attachByScan(g, p)
@@ -95,5 +101,86 @@ func TestNearestTies(t *testing.T) {
 		if best != want || bestD != wantD {
 			t.Errorf("nearest(%v) = %d at %v m, want %d at %v m", p, best, bestD, want, wantD)
 		}
+	}
+}
+
+// TestLonCutKeepsEveryPointInReach: no point within meters of p (on its
+// band) lies beyond lonCutDegrees, the whole globe over, at the edge of
+// reach included; and the cut does cut at the graph's latitudes.
+func TestLonCutKeepsEveryPointInReach(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 2026))
+	for range 200000 {
+		lat := -90 + 180*rng.Float64()
+		if rng.IntN(2) == 0 {
+			lat = 50 + 10*rng.Float64() // where the graph is
+		}
+		meters := []float64{airportRadiusMeters, 5000, fringeMeters*attachSlack + attachExtra, 2e6}[rng.IntN(4)]
+		p := latLon{lat, -180 + 360*rng.Float64()}
+		// A point at or just inside reach, in any direction.
+		bearing := 2 * math.Pi * rng.Float64()
+		dist := meters * (1 - 1e-12*rng.Float64())
+		q := destination(p, bearing, dist)
+		if d := haversine(p.lat, p.lon, q.lat, q.lon); d > meters {
+			continue // rounding put it beyond
+		}
+		w := bandDegrees(meters)
+		if math.Abs(q.lat-p.lat) > w {
+			t.Fatalf("%v: %v at %v m is outside the band", p, q, meters)
+		}
+		if g, c := lonGap(p.lon, q.lon), lonCutDegrees(p.lat, meters); g > c {
+			t.Fatalf("%v: %v within %v m is %v° of longitude away, cut at %v°", p, q, meters, g, c)
+		}
+	}
+	if c := lonCutDegrees(56, 5000); !(c > 0.08 && c < 0.1) {
+		t.Errorf("lonCutDegrees(56, 5000) = %v, want about 0.08°", c)
+	}
+}
+
+// destination is the point dist meters from p on the initial bearing
+// (radians from north), on the sphere haversine measures on.
+func destination(p latLon, bearing, dist float64) latLon {
+	const rad = math.Pi / 180
+	d := dist / 6371008.8
+	p1, l1 := p.lat*rad, p.lon*rad
+	p2 := math.Asin(math.Sin(p1)*math.Cos(d) + math.Cos(p1)*math.Sin(d)*math.Cos(bearing))
+	l2 := l1 + math.Atan2(math.Sin(bearing)*math.Sin(d)*math.Cos(p1), math.Cos(d)-math.Sin(p1)*math.Sin(p2))
+	lon := math.Mod(l2/rad+540, 360) - 180
+	return latLon{math.Max(-90, math.Min(90, p2/rad)), lon}
+}
+
+// TestCityCoreDelayMatchesScan: skipping the cores out of reach by
+// latitude changes no answer.
+func TestCityCoreDelayMatchesScan(t *testing.T) {
+	byScan := func(p latLon) float64 {
+		for _, c := range cityCores {
+			if gc(p, c) <= cityCoreRadiusMeters {
+				return cityCoreSeconds
+			}
+		}
+		return 0
+	}
+	rng := rand.New(rand.NewPCG(7, 2026))
+	var points []latLon
+	for _, c := range cityCores {
+		for range 20000 { // around each core, its rim included
+			points = append(points, destination(c, 2*math.Pi*rng.Float64(), cityCoreRadiusMeters*(0.99+0.02*rng.Float64())))
+			points = append(points, latLon{c.lat + 0.1*(rng.Float64()-0.5), c.lon + 0.2*(rng.Float64()-0.5)})
+		}
+	}
+	for range 20000 {
+		points = append(points, latLon{-90 + 180*rng.Float64(), -180 + 360*rng.Float64()})
+	}
+	delayed := 0
+	for _, p := range points {
+		got, want := cityCoreDelay(p), byScan(p)
+		if got != want {
+			t.Fatalf("cityCoreDelay(%v) = %v, the scan of every core says %v", p, got, want)
+		}
+		if got > 0 {
+			delayed++
+		}
+	}
+	if delayed < len(points)/10 {
+		t.Fatalf("only %d of %d points delayed: the test does not reach the cores", delayed, len(points))
 	}
 }

@@ -333,8 +333,14 @@ func (g *roadGraph) attach(p latLon, buf *[attachMax]leg) ([]leg, bool) {
 	}
 	var space [32]near
 	cands := space[:0]
-	from, to := g.index.band(p.lat, max(limit, airportRadiusMeters))
-	for _, i := range g.index.nodes[from:to] {
+	reach := max(limit, airportRadiusMeters)
+	from, to := g.index.band(p.lat, reach)
+	cut := lonCutDegrees(p.lat, reach)
+	for k := from; k < to; k++ {
+		if lonGap(p.lon, g.index.lons[k]) > cut {
+			continue // farther than reach: neither an approach leg nor the airport p is at
+		}
+		i := g.index.nodes[k]
 		nd := &g.nodes[i]
 		cands = append(cands, near{i, haversine(p.lat, p.lon, nd.Lat, nd.Lon)})
 	}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -34,7 +35,10 @@ func (e *FieldError) Error() string { return "Invalid params: " + e.Field + ": "
 
 // Schema is a compiled input schema. It is immutable and safe for
 // concurrent use.
-type Schema struct{ root *node }
+type Schema struct {
+	root  *node
+	plans sync.Map // reflect.Type → *decodePlan, for DecodeNormal; nil: not one it decodes
+}
 
 // node is one (sub)schema with its keywords parsed. Nil pointers mean the
 // keyword is absent.
