@@ -159,9 +159,9 @@ describe('public mode', () => {
   test('picking a tool shows its schema with the required/optional counts', async () => {
     const c = p.console;
     await c.locator('.tool').selectOption('estimate_fare');
-    assert.equal(await c.locator('.schema-counts').textContent(), '2 required, 3 optional');
+    assert.equal(await c.locator('.schema-counts').textContent(), '2 required, 4 optional');
     assert.deepEqual(await c.locator('.schema-fields li').evaluateAll((els) => els.map((e) => e.dataset.field)),
-      ['pickup', 'dropoff', 'vehicleType', 'departAt', 'meetAndGreet']);
+      ['pickup', 'dropoff', 'vehicleType', 'departAt', 'meetAndGreet', 'alternativeVehicleTypes']);
     await c.locator('.tool').selectOption('start_booking');
     assert.equal(await c.locator('.schema-counts').textContent(), '3 required, 3 optional');
     await c.locator('.tool').selectOption('get_service_info');
