@@ -127,7 +127,7 @@ func (t *tools) price(ctx context.Context, tr trip, progress progressFunc) (pric
 // of the call is priced on.
 func (t *tools) route(ctx context.Context, tr trip, progress progressFunc) (fare.Trip, error) {
 	fail := func(code errcodes.Code, cause error) (fare.Trip, error) {
-		return fare.Trip{}, &mcphttp.ToolError{Code: string(code), Text: mcphttp.ToolText(code, tr.tool), Cause: cause}
+		return fare.Trip{}, toolFailure(code, tr.tool, cause)
 	}
 	gctx, span := telemetry.Start(ctx, "trident.geocode") // the spans of the steps: tracing.go
 	from, to, err := t.geocodePair(gctx, tr.pickup, tr.dropoff, progress)
@@ -169,6 +169,11 @@ func (t *tools) route(ctx context.Context, tr trip, progress progressFunc) (fare
 	return ft, nil
 }
 
+// toolFailure is the tool's refusal with the catalogue's text for code.
+func toolFailure(code errcodes.Code, tool string, cause error) *mcphttp.ToolError {
+	return &mcphttp.ToolError{Code: string(code), Text: mcphttp.ToolText(code, tool), Cause: cause}
+}
+
 // quote prices a routed trip for its vehicle class.
 func (t *tools) quote(ctx context.Context, tool string, ft fare.Trip) (priced, error) {
 	_, span := telemetry.Start(ctx, "trident.price")
@@ -183,7 +188,7 @@ func (t *tools) quote(ctx context.Context, tool string, ft fare.Trip) (priced, e
 	case errors.Is(err, fare.ErrInvalidTrip), errors.Is(err, fare.ErrUnknownVehicle):
 		// e.g. a route longer than the tariff prices: no address change
 		// within the service makes this retryable.
-		return priced{}, &mcphttp.ToolError{Code: string(errcodes.GeocodeFailed), Text: mcphttp.ToolText(errcodes.GeocodeFailed, tool), Cause: err}
+		return priced{}, toolFailure(errcodes.GeocodeFailed, tool, err)
 	default:
 		return priced{}, err // the server's own fault: logged, answered -32603
 	}

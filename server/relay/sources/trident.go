@@ -92,7 +92,7 @@ func (t *Trident) Quote(ctx context.Context, trip Trip, rec Recorder) ([]Quote, 
 	}
 	quotes := make([]Quote, 0, len(trip.Products))
 	var errs []error
-	q, err := tridentQuote(first, tridentFare(out, nil))
+	q, err := tridentQuote(first, out)
 	if err != nil {
 		a.Outcome = mcptypes.ProviderCallOutcomeMalformed
 		rec(a)
@@ -115,7 +115,7 @@ func (t *Trident) Quote(ctx context.Context, trip Trip, rec Recorder) ([]Quote, 
 				errs = append(errs, &Error{Code: mcptypes.ProviderErrorCodeMalformed, Message: fmt.Sprintf("Trident answered vehicle class %q where %q was asked", alt.VehicleType, pr.ID)})
 				continue
 			}
-			q, err := tridentQuote(pr, tridentFare(out, alt))
+			q, err := tridentQuote(pr, alternative(out, alt))
 			if err != nil {
 				errs = append(errs, err)
 				continue
@@ -163,7 +163,7 @@ func (t *Trident) quoteEach(ctx context.Context, trip Trip, products []registry.
 				errs[i] = classify(err)
 				return
 			}
-			q, err := tridentQuote(pr, tridentFare(out, nil))
+			q, err := tridentQuote(pr, out)
 			if err != nil {
 				a.Outcome = mcptypes.ProviderCallOutcomeMalformed
 				errs[i] = err
@@ -250,47 +250,36 @@ func classify(err error) *Error {
 	return AsError(err)
 }
 
-// fareOf is one vehicle class's price in an estimate_fare reply, on the
-// reply's route: the main quote, or one of its alternatives.
-type fareOf struct {
-	fareGBP         float64
-	rate            string
-	rules           []string
-	tariffVersion   string
-	distanceMiles   float64
-	durationSeconds float64
-}
-
-// tridentFare is the main quote of out (alt nil) or its alternative alt.
-func tridentFare(out *trident.EstimateFareOutput, alt *trident.AlternativeQuote) fareOf {
-	f := fareOf{fareGBP: out.FareGBP, rate: string(out.Rate), rules: out.AppliedRules, tariffVersion: out.TariffVersion, distanceMiles: out.DistanceMiles, durationSeconds: out.DurationSeconds}
-	if alt != nil {
-		f.fareGBP, f.rate, f.rules = alt.FareGBP, string(alt.Rate), alt.AppliedRules
-	}
-	return f
+// alternative is out as a call for alt's class alone answers it: the
+// main quote's route and tariff version, alt's fare, band and rules.
+func alternative(out *trident.EstimateFareOutput, alt *trident.AlternativeQuote) *trident.EstimateFareOutput {
+	o := *out
+	o.FareGBP, o.Rate, o.AirportSurchargeGBP, o.AppliedRules = alt.FareGBP, trident.EstimateFareOutputRate(alt.Rate), alt.AirportSurchargeGBP, alt.AppliedRules
+	o.Alternatives = nil
+	return &o
 }
 
 // tridentQuote normalises an estimate: fareGBP to pence through its decimal
 // text, never float × 100, and the fixed-price facts of Trident's tariff
 // (fees included, taxes unknown).
-func tridentQuote(pr registry.ProductEntry, out fareOf) (Quote, error) {
+func tridentQuote(pr registry.ProductEntry, out *trident.EstimateFareOutput) (Quote, error) {
 	// encoding/json parsed the decimal in the reply to the nearest float64;
 	// the shortest text of that float is the decimal Trident sent.
-	minor, err := decimalToMinor(strconv.FormatFloat(out.fareGBP, 'f', -1, 64), 2)
+	minor, err := decimalToMinor(strconv.FormatFloat(out.FareGBP, 'f', -1, 64), 2)
 	if err != nil {
 		return Quote{}, &Error{Code: mcptypes.ProviderErrorCodeMalformed, Message: "Trident sent a fare Relay could not read", Cause: err}
 	}
 	capacity := int64(pr.Capacity)
 	fees := true
-	dur := int64(math.Round(out.durationSeconds))
-	dist := int64(math.Round(out.distanceMiles * 1609.344))
+	dur := int64(math.Round(out.DurationSeconds))
+	dist := int64(math.Round(out.DistanceMiles * 1609.344))
 	return Quote{
 		Product:         mcptypes.Product{ID: pr.ID, Name: pr.Name, Capacity: &capacity},
 		Price:           mcptypes.Price{AmountMinor: minor, Currency: "GBP", Basis: mcptypes.PriceBasisFixed, FeesIncluded: &fees},
 		DurationSeconds: &dur,
 		DistanceMeters:  &dist,
-		Title:           out.rate + " tariff " + out.tariffVersion,
-		Description:     strings.Join(out.rules, "; "),
+		Title:           string(out.Rate) + " tariff " + out.TariffVersion,
+		Description:     strings.Join(out.AppliedRules, "; "),
 	}, nil
 }
 
