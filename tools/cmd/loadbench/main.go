@@ -94,6 +94,7 @@ type config struct {
 	peerBin   string
 	// The Relay half (relay.go): engines to run it on, none to skip it.
 	relayEngines []string
+	relayTools   []string // a subset of relayTools, in its order
 	relayRounds  int
 	relayDur     time.Duration
 	postgresURL  string
@@ -113,6 +114,7 @@ func main() {
 	flag.StringVar(&c.serverBin, "server", "", "trident-mcp binary (default: go build ./server/cmd/trident-mcp)")
 	flag.StringVar(&c.peerBin, "peer", "", "benchpeer binary (default: go build ./tools/cmd/benchpeer)")
 	relay := flag.String("relay", "sqlite,postgres", "Relay store engines to measure the Relay tools on, comma-separated (empty: no Relay table)")
+	tools := flag.String("relay-tools", strings.Join(relayTools, ","), "Relay tools to measure, comma-separated (a profile of one tool's load wants the others left out)")
 	flag.IntVar(&c.relayRounds, "relay-rounds", 2, "rounds per Relay tool and connection count")
 	flag.DurationVar(&c.relayDur, "relay-d", 1500*time.Millisecond, "measured time per Relay tool per round")
 	flag.StringVar(&c.postgresURL, "postgres", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", "PostgreSQL server on which a database is made (and dropped) for the Relay run")
@@ -120,6 +122,10 @@ func main() {
 	flag.Parse()
 	var err error
 	if c.relayEngines, err = relayEnginesFlag(*relay); err != nil {
+		fmt.Fprintln(os.Stderr, "loadbench:", err)
+		os.Exit(2)
+	}
+	if c.relayTools, err = relayToolsFlag(*tools); err != nil {
 		fmt.Fprintln(os.Stderr, "loadbench:", err)
 		os.Exit(2)
 	}

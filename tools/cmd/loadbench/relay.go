@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -274,7 +275,7 @@ func runRelay(c *config, tmp string) (map[int]map[string]map[string]load, error)
 			if err != nil {
 				return nil, fmt.Errorf("Relay on %s: %w", sv.engine, err)
 			}
-			for _, tool := range relayTools {
+			for _, tool := range c.relayTools {
 				slots = append(slots, relaySlot{engine: sv.engine, tool: tool, addr: sv.t.addr, req: reqs[tool]})
 			}
 		}
@@ -311,7 +312,7 @@ func reportRelay(w io.Writer, c config, results map[int]map[string]map[string]lo
 		fare := fareOf(n)
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%.0f\t%s\t%s\t%s\t\n", n, "-", "estimate_fare", fare.rps(), dur(fare.pct(0.5)), dur(fare.pct(0.99)), "1")
 		for _, engine := range c.relayEngines {
-			for _, tool := range relayTools {
+			for _, tool := range c.relayTools {
 				l := results[n][engine][tool]
 				fmt.Fprintf(tw, "%d\t%s\t%s\t%.0f\t%s\t%s\t%.3f\t\n", n, engine, tool, l.rps(), dur(l.pct(0.5)), dur(l.pct(0.99)), l.rps()/fare.rps())
 			}
@@ -325,6 +326,10 @@ func reportRelay(w io.Writer, c config, results map[int]map[string]map[string]lo
 			verdict = "NOT met"
 		}
 		fmt.Fprintf(w, "  %s  "+format+"\n", append([]any{verdict}, args...)...)
+	}
+	if !slices.Contains(c.relayTools, "search_rides") {
+		fmt.Fprintln(w, "  (search_rides not measured in this run)")
+		return
 	}
 	for _, engine := range c.relayEngines {
 		for _, n := range []int{16, 64} {
@@ -352,6 +357,31 @@ func relayEnginesFlag(s string) ([]string, error) {
 			out = append(out, e)
 		default:
 			return nil, errors.New("-relay: " + e + " is neither sqlite nor postgres")
+		}
+	}
+	return out, nil
+}
+
+// relayToolsFlag reads -relay-tools: known tools, kept in relayTools' order
+// (the order the table and the rounds use), each once.
+func relayToolsFlag(s string) ([]string, error) {
+	asked := map[string]bool{}
+	for _, t := range strings.Split(s, ",") {
+		if t = strings.TrimSpace(t); t == "" {
+			continue
+		}
+		if !slices.Contains(relayTools, t) {
+			return nil, fmt.Errorf("-relay-tools: %s is not a Relay tool (%s)", t, strings.Join(relayTools, ", "))
+		}
+		asked[t] = true
+	}
+	if len(asked) == 0 {
+		return nil, errors.New("-relay-tools: no tool named (use -relay= for no Relay table)")
+	}
+	var out []string
+	for _, t := range relayTools {
+		if asked[t] {
+			out = append(out, t)
 		}
 	}
 	return out, nil
