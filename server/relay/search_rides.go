@@ -179,23 +179,31 @@ type answer struct {
 func (s *endpoint) query(ctx context.Context, picked []selected, trip sources.Trip) ([]answer, []mcptypes.ProviderCall) {
 	answers := make([]answer, len(picked))
 	perSource := make([][]mcptypes.ProviderCall, len(picked))
+	one := func(i int) {
+		sel := picked[i]
+		var mu sync.Mutex
+		rec := func(a sources.Attempt) {
+			mu.Lock()
+			defer mu.Unlock()
+			perSource[i] = append(perSource[i], providerCall(sel.p.ID, a))
+		}
+		t := trip
+		if t.Products == nil {
+			t.Products = productsFor(sel.p)
+		}
+		answers[i] = s.ask(ctx, sel, t, rec)
+	}
+	// Every source but the last is asked in a goroutine of its own; the
+	// last is asked in the caller's, whose stack has grown already: a fresh
+	// goroutine's stack grows through the client, Trident's front door and
+	// its decoding on every search (copystack: 57 µs of a search's ~1.1 ms
+	// of CPU when the in-process Trident was the one source asked).
 	var wg sync.WaitGroup
-	for i, sel := range picked {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var mu sync.Mutex
-			rec := func(a sources.Attempt) {
-				mu.Lock()
-				defer mu.Unlock()
-				perSource[i] = append(perSource[i], providerCall(sel.p.ID, a))
-			}
-			t := trip
-			if t.Products == nil {
-				t.Products = productsFor(sel.p)
-			}
-			answers[i] = s.ask(ctx, sel, t, rec)
-		}()
+	for i := range len(picked) - 1 {
+		wg.Go(func() { one(i) })
+	}
+	if len(picked) > 0 {
+		one(len(picked) - 1)
 	}
 	wg.Wait()
 	calls := []mcptypes.ProviderCall{}
