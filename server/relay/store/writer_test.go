@@ -8,16 +8,18 @@ import (
 )
 
 // One batch of the group-commit writer: a write that fails is undone alone
-// (its savepoint), the others commit together, and each caller hears its
-// own outcome.
+// (the batch is run again under savepoints), the others commit together,
+// once each, and each caller hears its own outcome.
 func TestWriterBatchFailsAlone(t *testing.T) {
 	st := open(t, sqliteEngine().url(t), nil).(*sqlStore)
 	refs, err := st.Begin(bg, "alice", "search_rides", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	runs := map[string]int{} // the writer runs one job at a time
 	insert := func(req string) func(context.Context, querier) error {
 		return func(ctx context.Context, q querier) error {
+			runs[req]++
 			var id int64
 			return q.QueryRowContext(ctx, st.q.insertEvent, string(EventRequest), req, "search_rides", "", "", "", "ok", nil, "", int64(1),
 				refs.IntentID, refs.JourneyID, "alice").Scan(&id)
@@ -40,6 +42,11 @@ func TestWriterBatchFailsAlone(t *testing.T) {
 		{ctx: bg, fn: insert("last"), done: make(chan error, 1)},
 	}
 	st.w.commit(jobs)
+	if runs["first"] != 2 || runs["last"] != 1 || runs["cancelled"] != 0 {
+		// first ran before the failure, then again under a savepoint; last
+		// only under its savepoint.
+		t.Errorf("runs %v; want first twice, last once, cancelled never", runs)
+	}
 	if err := <-jobs[0].done; err != nil {
 		t.Errorf("first: %v", err)
 	}
@@ -215,4 +222,40 @@ func TestWriteCallOpens(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A batch in which no write fails is run once, without savepoints, and
+// commits every write.
+func TestWriterBatchRunsOnce(t *testing.T) {
+	st := open(t, sqliteEngine().url(t), nil).(*sqlStore)
+	refs, err := st.Begin(bg, "alice", "search_rides", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := 0
+	var jobs []*writeJob
+	for _, req := range []string{"a", "b", "c"} {
+		jobs = append(jobs, &writeJob{ctx: bg, done: make(chan error, 1), fn: func(ctx context.Context, q querier) error {
+			runs++
+			var id int64
+			return q.QueryRowContext(ctx, st.q.insertEvent, string(EventRequest), req, "search_rides", "", "", "", "ok", nil, "", int64(1),
+				refs.IntentID, refs.JourneyID, "alice").Scan(&id)
+		}})
+	}
+	st.w.commit(jobs)
+	for _, j := range jobs {
+		if err := <-j.done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if runs != 3 {
+		t.Errorf("%d runs of 3 writes; want each run once", runs)
+	}
+	evs, err := st.Events(bg, "alice", refs.JourneyID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 3 {
+		t.Errorf("%d events stored; want 3", len(evs))
+	}
 }
