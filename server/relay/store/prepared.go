@@ -19,7 +19,7 @@ import (
 func prepareAll(ctx context.Context, db *sql.DB, q queries) (map[string]*sql.Stmt, error) {
 	out := map[string]*sql.Stmt{}
 	for _, query := range []string{
-		q.insertSession, q.insertJourney, q.insertIntent, q.session, q.journey, q.intent,
+		q.insertSession, q.insertJourney, q.insertIntent, q.openJourney, q.openIntent, q.openEvent, q.session, q.journey, q.intent,
 		q.setJourneyContext, q.upsertReport, q.report, q.insertEvent, q.events,
 		savepointSQL, releaseSQL, rollbackToSQL,
 	} {
