@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -27,6 +28,19 @@ type load struct {
 	errors    int
 	elapsed   time.Duration
 	latencies []time.Duration // sorted
+	// The generator's own CPU (this process's user and system time) over
+	// the whole run, warm-up included, and every request it sent in that
+	// time: what one request costs the generator, apart from any server.
+	genCPU time.Duration
+	sent   int
+}
+
+// genPerRequest is the generator's CPU per request.
+func (l load) genPerRequest() time.Duration {
+	if l.sent == 0 {
+		return 0
+	}
+	return l.genCPU / time.Duration(l.sent)
 }
 
 func (l load) rps() float64 { return float64(l.requests) / l.elapsed.Seconds() }
@@ -48,6 +62,8 @@ func merge(runs []load) load {
 		m.errors += r.errors
 		m.elapsed += r.elapsed
 		m.latencies = append(m.latencies, r.latencies...)
+		m.genCPU += r.genCPU
+		m.sent += r.sent
 	}
 	slices.Sort(m.latencies)
 	return m
@@ -78,6 +94,7 @@ func drive(addr string, req request, conns int, warm, d time.Duration) (load, er
 		out     load
 		firstEr error
 	)
+	cpu0 := processCPU()
 	start := time.Now()
 	measureFrom := start.Add(warm)
 	stop := measureFrom.Add(d)
@@ -86,7 +103,7 @@ func drive(addr string, req request, conns int, warm, d time.Duration) (load, er
 		go func() {
 			defer wg.Done()
 			lat := make([]time.Duration, 0, 1<<14)
-			errs := 0
+			errs, sent := 0, 0
 			var lastErr error
 			c := &client{addr: addr}
 			defer c.close()
@@ -97,6 +114,7 @@ func drive(addr string, req request, conns int, warm, d time.Duration) (load, er
 				}
 				err := c.do(req)
 				t1 := time.Now()
+				sent++
 				if t0.Before(measureFrom) {
 					continue
 				}
@@ -110,6 +128,7 @@ func drive(addr string, req request, conns int, warm, d time.Duration) (load, er
 			mu.Lock()
 			out.latencies = append(out.latencies, lat...)
 			out.errors += errs
+			out.sent += sent
 			if firstEr == nil {
 				firstEr = lastErr
 			}
@@ -117,6 +136,7 @@ func drive(addr string, req request, conns int, warm, d time.Duration) (load, er
 		}()
 	}
 	wg.Wait()
+	out.genCPU = processCPU() - cpu0
 	out.elapsed = d
 	out.requests = len(out.latencies)
 	slices.Sort(out.latencies)
@@ -251,4 +271,14 @@ func (c *client) readN(n int) error {
 	c.body = slices.Grow(c.body, n)[:off+n]
 	_, err := io.ReadFull(c.r, c.body[off:])
 	return err
+}
+
+// processCPU is the user and system time this process has used: the
+// generator's, since the servers under test are processes of their own.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // The generator's hand-written HTTP/1.1 reader must read every framing the
@@ -71,5 +72,31 @@ func TestClientReadsEveryFraming(t *testing.T) {
 	}
 	if err := c.do(newRequest(addr, "/length", requestBody, nil, `"fareGBP":99`)); err == nil {
 		t.Error("a reply without the expected content was accepted")
+	}
+}
+
+// drive counts every request it sent, warm-up included, beside the
+// generator's CPU, so that its cost per request can be told apart from the
+// server's; the recorded requests are those after the warm-up.
+func TestDriveCountsTheGeneratorsCost(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		io.WriteString(w, `{"result":{"fareGBP":62.4}}`)
+	}))
+	defer srv.Close()
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	l, err := drive(addr, newRequest(addr, "/mcp", requestBody, nil, wantInReply), 2, 100*time.Millisecond, 200*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.requests == 0 || l.sent <= l.requests {
+		t.Errorf("%d requests recorded of %d sent; want some, and fewer than sent (the warm-up's are not recorded)", l.requests, l.sent)
+	}
+	if l.genCPU <= 0 || l.genPerRequest() <= 0 || l.genPerRequest() > 10*time.Millisecond {
+		t.Errorf("generator CPU %v, %v per request; want a positive cost per request", l.genCPU, l.genPerRequest())
+	}
+	m := merge([]load{l, l})
+	if m.sent != 2*l.sent || m.genCPU != 2*l.genCPU || m.genPerRequest() != l.genPerRequest() {
+		t.Errorf("merge of two equal runs: sent %d, CPU %v; want %d and %v at the same cost per request", m.sent, m.genCPU, 2*l.sent, 2*l.genCPU)
 	}
 }

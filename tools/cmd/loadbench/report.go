@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"text/tabwriter"
 	"time"
@@ -16,7 +17,7 @@ const floorHeadroom = 3.0
 // ratios to the peer and the floor, and the targets.
 func report(w io.Writer, c config, results map[string]map[int]map[string]load) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "mode\tconns\ttarget\treq/s\tp50\tp99\treq/s vs peer\tp99 vs peer\treq/s vs floor\t")
+	fmt.Fprintln(tw, "mode\tconns\ttarget\treq/s\tp50\tp99\treq/s vs peer\tp99 vs peer\treq/s vs floor\tgenerator CPU/req\t")
 	var warnings []string
 	for _, mode := range c.modes {
 		for _, n := range c.conns {
@@ -33,7 +34,7 @@ func report(w io.Writer, c config, results map[string]map[int]map[string]load) {
 				if name != nameFloor {
 					vsFloor = fmt.Sprintf("%.3f", l.rps()/floor.rps())
 				}
-				fmt.Fprintf(tw, "%s\t%d\t%s\t%.0f\t%s\t%s\t%s\t%s\t%s\t\n", mode, n, name, l.rps(), dur(l.pct(0.50)), dur(l.pct(0.99)), vsPeer, p99Peer, vsFloor)
+				fmt.Fprintf(tw, "%s\t%d\t%s\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t\n", mode, n, name, l.rps(), dur(l.pct(0.50)), dur(l.pct(0.99)), vsPeer, p99Peer, vsFloor, durFine(l.genPerRequest()))
 			}
 			// One connection is a ping-pong bound by round-trip latency, not
 			// by the generator's CPU, so the headroom check starts at two.
@@ -73,8 +74,18 @@ func report(w io.Writer, c config, results map[string]map[int]map[string]load) {
 				check(r >= 0.5, "%s, %d conns: trident-mcp at %.2f of the canned-reply floor (want >= 0.5)", mode, n, r)
 				// The generator is not the limit when it drives the floor
 				// at twice the fastest server's rate or more.
-				g := row[nameFloor].rps() / max(row[nameOurs].rps(), row[namePeer].rps())
+				fastest := max(row[nameOurs].rps(), row[namePeer].rps())
+				g := row[nameFloor].rps() / fastest
 				check(g >= 2, "%s, %d conns: the generator drove the floor at %.1fx the fastest server (want >= 2x: the generator is not the limit)", mode, n, g)
+				// The floor shares the two CPUs with the generator, so the
+				// check above also measures the floor server: the
+				// generator's own CPU per request says what it could drive
+				// with the machine to itself.
+				if per := row[nameOurs].genPerRequest(); per > 0 {
+					alone := float64(runtime.NumCPU()) * float64(time.Second) / float64(per)
+					check(alone >= 2*fastest, "%s, %d conns: the generator spent %s of CPU per request to trident-mcp: %.0f req/s on %d CPUs to itself, %.1fx the fastest server (want >= 2x)",
+						mode, n, durFine(per), alone, runtime.NumCPU(), alone/fastest)
+				}
 			}
 		}
 	}
@@ -90,6 +101,12 @@ func report(w io.Writer, c config, results map[string]map[int]map[string]load) {
 			fmt.Fprintf(w, "           (the floor, which verifies nothing, at %.2fx with the same header: trident-mcp at %.2fx of that)\n", foa/fpub, (oa/pub)/(foa/fpub))
 		}
 	}
+}
+
+// durFine is d in microseconds with one decimal: a generator's CPU per
+// request is a few of them.
+func durFine(d time.Duration) string {
+	return fmt.Sprintf("%.1fµs", float64(d)/float64(time.Microsecond))
 }
 
 func dur(d time.Duration) string {
