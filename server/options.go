@@ -26,6 +26,14 @@ const (
 	// failure threshold), so it has seen /readyz fail before the listener
 	// closes.
 	DefaultShutdownDelay = 5 * time.Second
+	// DefaultGCPercent is the garbage collector's target (GOGC) the binary
+	// runs with unless told otherwise. The server's live heap is a few MB
+	// (the embedded geo data, ~2.5 MB), so at Go's 100 the heap's 4 MB
+	// floor sets the pace: a collection every ~25 Relay searches, and the
+	// collector's marking and assists took ~7% of a search's CPU
+	// (BenchmarkSearchRidesParallel). At 400 they take ~2.6%, for a heap of
+	// some 16 MB.
+	DefaultGCPercent = 400
 	// DefaultMaxHeaderBytes is room for a bearer token and the usual
 	// headers many times over; a larger header block gets 431.
 	DefaultMaxHeaderBytes = 64 << 10

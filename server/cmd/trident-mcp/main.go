@@ -35,6 +35,8 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -60,14 +62,15 @@ func main() {
 
 // config is the parsed command line and environment.
 type config struct {
-	version  bool   // -version: print it and exit
-	stdio    string // -stdio: the endpoint to serve on stdin/stdout instead of HTTP (stdio.go); "" for HTTP
-	fixtures bool   // CONFORMANCE_FIXTURES: mount the conformance fixtures endpoint too (fixtures.go)
-	addr     string
-	logLevel slog.Level
-	host     server.Options  // what every endpoint shares
-	trident  trident.Options // the Trident endpoint at /mcp
-	geo      geo.Config      // Trident's back ends, built in run with the server's logger
+	version   bool   // -version: print it and exit
+	stdio     string // -stdio: the endpoint to serve on stdin/stdout instead of HTTP (stdio.go); "" for HTTP
+	fixtures  bool   // CONFORMANCE_FIXTURES: mount the conformance fixtures endpoint too (fixtures.go)
+	addr      string
+	logLevel  slog.Level
+	gcPercent int             // GOGC: debug.SetGCPercent's argument (-1: off)
+	host      server.Options  // what every endpoint shares
+	trident   trident.Options // the Trident endpoint at /mcp
+	geo       geo.Config      // Trident's back ends, built in run with the server's logger
 
 	redisURL, redisPrefix string        // REDIS_URL, REDIS_KEY_PREFIX: the one Redis client (limiter.go)
 	redisTimeout          time.Duration // REDIS_TIMEOUT: the budget of each of its calls
@@ -112,6 +115,9 @@ func parseConfig(args []string, env environ) (*config, error) {
 	if err := c.logLevel.UnmarshalText([]byte(v.get("LOG_LEVEL"))); err != nil {
 		return nil, fmt.Errorf("LOG_LEVEL=%q: want debug, info, warn or error", v.get("LOG_LEVEL"))
 	}
+	if c.gcPercent, err = gcPercent(v.get("GOGC")); err != nil {
+		return nil, err
+	}
 	if c.redisTimeout <= 0 {
 		return nil, fmt.Errorf("REDIS_TIMEOUT=%q: want a positive duration such as 250ms", v.get("REDIS_TIMEOUT"))
 	}
@@ -130,6 +136,19 @@ func parseConfig(args []string, env environ) (*config, error) {
 	return c, nil
 }
 
+// gcPercent reads GOGC as the Go runtime does: a whole number of percent
+// (a negative one, like off, turns the collector off), or off.
+func gcPercent(v string) (int, error) {
+	if v == "off" {
+		return -1, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, fmt.Errorf("GOGC=%q: want a percent such as %d, or off", v, server.DefaultGCPercent)
+	}
+	return n, nil
+}
+
 func run(ctx context.Context, args []string, env environ, stdout, stderr io.Writer) error {
 	c, err := parseConfig(args, env)
 	var help helpRequest
@@ -143,6 +162,10 @@ func run(ctx context.Context, args []string, env environ, stdout, stderr io.Writ
 		printVersion(stdout)
 		return nil
 	}
+	// The runtime has read GOGC itself at start; the setting's default
+	// applies when it was not set ([server.DefaultGCPercent] says why it
+	// is not Go's).
+	debug.SetGCPercent(c.gcPercent)
 	var logHandler slog.Handler = slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: c.logLevel})
 	if c.tracing.on {
 		logHandler = telemetry.LogHandler(logHandler) // a traced call's lines carry trace_id and span_id

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/tridenttaxis/trident-mcp/server"
 	"github.com/tridenttaxis/trident-mcp/server/trident/geo"
 )
 
@@ -53,6 +54,19 @@ func TestParseConfig(t *testing.T) {
 	}
 	if c.trident.Now != nil {
 		t.Error("the fare clock must be real time unless FARE_CLOCK is set")
+	}
+	// GOGC as the Go runtime reads it, the server's own default when unset.
+	for value, want := range map[string]int{"": server.DefaultGCPercent, "100": 100, "off": -1, "-1": -1} {
+		vars := map[string]string{}
+		if value != "" {
+			vars["GOGC"] = value
+		}
+		if c, err := parseConfig(nil, env(vars)); err != nil || c.gcPercent != want {
+			t.Errorf("GOGC=%q: %v, %+v; want %d", value, err, c, want)
+		}
+	}
+	if _, err := parseConfig([]string{"-gogc", "lots"}, env(nil)); err == nil || !strings.Contains(err.Error(), `GOGC="lots"`) {
+		t.Errorf("-gogc lots: %v; want the setting named in the error", err)
 	}
 	c, err = parseConfig(nil, env(map[string]string{"FARE_CLOCK": "2025-06-18T09:00:00Z"}))
 	if err != nil {

@@ -82,6 +82,8 @@ var settings = []settingDef{
 	{env: "SHUTDOWN_TIMEOUT", kind: kindDuration, def: server.DefaultShutdownTimeout.String(), group: groupServer, help: "then wait this long for calls in flight"},
 	{env: "READ_HEADER_TIMEOUT", kind: kindDuration, def: server.DefaultReadHeaderTimeout.String(), group: groupServer,
 		help: "a client that takes longer to send its request headers is cut off (slow-loris)"},
+	{env: "GOGC", kind: kindString, def: strconv.Itoa(server.DefaultGCPercent), group: groupServer,
+		help: "the garbage collector's target as the Go runtime reads it: heap growth in percent over the live heap between collections, or off (the live heap is a few MB, so the default spends some 16 MB of heap to collect a quarter as often as Go's 100)"},
 	{env: "CONFORMANCE_FIXTURES", kind: kindBool, def: "false", group: groupServer, help: fixturesHelp},
 
 	// Trident Taxis.

@@ -57,6 +57,7 @@ import (
 
 	tridentcontracts "github.com/tridenttaxis/trident-mcp/contracts/trident"
 	"github.com/tridenttaxis/trident-mcp/internal/devissuer"
+	"github.com/tridenttaxis/trident-mcp/server"
 	"github.com/tridenttaxis/trident-mcp/server/metrics"
 )
 
@@ -423,6 +424,14 @@ func startServer(bin string, env []string) (*target, error) {
 // startPeer runs benchpeer and reads the address it prints.
 func startPeer(name, bin string, args ...string) (*target, error) {
 	cmd := exec.Command(bin, append([]string{"-addr", "127.0.0.1:0"}, args...)...)
+	// The collector's target trident-mcp runs with (GOGC, its setting's
+	// default), so that the comparison is of the code and not of a
+	// runtime setting any Go program could be given; an operator's own
+	// GOGC in the environment reaches both alike.
+	cmd.Env = os.Environ()
+	if _, set := os.LookupEnv("GOGC"); !set {
+		cmd.Env = append(cmd.Env, "GOGC="+strconv.Itoa(server.DefaultGCPercent))
+	}
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
