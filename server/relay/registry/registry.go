@@ -295,7 +295,10 @@ func (p Provider) CoverageText() string {
 // digits the caller sent (encoding/json parsed them to the nearest float64,
 // and the shortest representation of that float is the decimal it came
 // from): in links, in Trident's place text, in a request scope's digest.
-func FormatCoordinate(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+func FormatCoordinate(v float64) string { return string(AppendCoordinate(make([]byte, 0, 24), v)) }
+
+// AppendCoordinate appends [FormatCoordinate]'s text of v to dst.
+func AppendCoordinate(dst []byte, v float64) []byte { return strconv.AppendFloat(dst, v, 'f', -1, 64) }
 
 // Handoff is the provider's browser path for a trip: the coordinate link
 // when the provider publishes a format and both ends are known, else its

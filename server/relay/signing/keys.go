@@ -1,11 +1,15 @@
 package signing
 
 import (
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"hash"
 	"strings"
+	"sync"
 
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
 )
@@ -21,14 +25,47 @@ const minKeyBytes = 32
 // verifies, so a new key can be put first while options signed with the
 // old one stay valid until they expire.
 type Keys struct {
-	kids []string
-	keys map[string][]byte
+	kids    []string
+	signers map[string]*sync.Pool // by kid: *signer keyed with its key
+}
+
+// add makes key the one of kid, after those added before it.
+func (k *Keys) add(kid string, key []byte) {
+	if k.signers == nil {
+		k.signers = map[string]*sync.Pool{}
+	}
+	k.kids = append(k.kids, kid)
+	k.signers[kid] = &sync.Pool{New: func() any { return &signer{mac: hmac.New(sha256.New, key)} }}
+}
+
+// signer is what one signature needs, pooled per kid: an HMAC-SHA256 keyed
+// with the kid's key, reset before use, and the buffer the message is
+// written into. An hmac.New per signature (two SHA-256 states, the padded
+// key hashed again) was 11 of the 65 µs a search spent signing its six
+// options; a reset HMAC restores its keyed state from a saved copy.
+type signer struct {
+	mac hash.Hash
+	enc encoder
+	sum [sha256.Size]byte // mac's sum, here so that it is not allocated
+}
+
+// maxKeptMessage is the largest message buffer put back in the pool, so
+// that one odd object does not keep its memory for good.
+const maxKeptMessage = 64 << 10
+
+// put returns s to pool with an empty buffer.
+func (s *signer) put(pool *sync.Pool) {
+	if cap(s.enc.buf) > maxKeptMessage {
+		s.enc.buf = nil
+	}
+	s.enc = encoder{buf: s.enc.buf[:0]}
+	pool.Put(s)
 }
 
 // ParseKeys reads "kid:base64key,kid2:base64key2". Keys are standard or
 // URL-safe base64, padded or not, of at least 32 bytes.
 func ParseKeys(s string) (*Keys, error) {
-	k := &Keys{keys: map[string][]byte{}}
+	k := &Keys{}
 	for _, part := range strings.Split(s, ",") {
 		part = strings.TrimSpace(part)
 		if part == "" {
@@ -45,11 +82,10 @@ func ParseKeys(s string) (*Keys, error) {
 		if len(key) < minKeyBytes {
 			return nil, fmt.Errorf("relay: RELAY_SIGNING_KEYS: key %q has %d bytes, want at least %d", kid, len(key), minKeyBytes)
 		}
-		if _, dup := k.keys[kid]; dup {
+		if _, dup := k.signers[kid]; dup {
 			return nil, fmt.Errorf("relay: RELAY_SIGNING_KEYS: kid %q listed twice", kid)
 		}
-		k.kids = append(k.kids, kid)
-		k.keys[kid] = key
+		k.add(kid, key)
 	}
 	if len(k.kids) == 0 {
 		return nil, errors.New("relay: RELAY_SIGNING_KEYS lists no key")
@@ -72,8 +108,9 @@ func decodeKey(s string) ([]byte, error) {
 // RandomKeys returns one fresh key for this process only: options it signs
 // do not verify on another replica or after a restart.
 func RandomKeys() *Keys {
-	kid, key := NewKey("ephemeral-")
-	return &Keys{kids: []string{kid}, keys: map[string][]byte{kid: key}}
+	k := &Keys{}
+	k.add(NewKey("ephemeral-"))
+	return k
 }
 
 // NewKey makes a fresh 32-byte key from crypto/rand and a kid for it: the
@@ -96,5 +133,7 @@ func OneKey(kid string, key []byte) (*Keys, error) {
 	if len(key) < minKeyBytes {
 		return nil, fmt.Errorf("signing: key %q has %d bytes, want at least %d", kid, len(key), minKeyBytes)
 	}
-	return &Keys{kids: []string{kid}, keys: map[string][]byte{kid: append([]byte(nil), key...)}}, nil
+	k := &Keys{}
+	k.add(kid, append([]byte(nil), key...))
+	return k, nil
 }

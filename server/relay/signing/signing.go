@@ -4,7 +4,6 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
@@ -28,46 +27,39 @@ const (
 	domainContext = "relay-context-v1"
 )
 
-// canonical is the signed message: the domain, the binding and the object
-// with its signature blanked, marshalled by encoding/json from the generated
-// struct. Re-marshalling a typed struct is canonical by construction: fields
-// in schema order, no insignificant whitespace, one spelling per value, and
-// unknown fields already refused by the input schema.
-func canonical(domain string, b Binding, obj any) ([]byte, error) {
-	return json.Marshal(struct {
-		Domain  string  `json:"domain"`
-		Binding Binding `json:"binding"`
-		Object  any     `json:"object"`
-	}{domain, b, obj})
-}
-
-func (k *Keys) mac(kid, domain string, b Binding, obj any) ([]byte, error) {
-	key, ok := k.keys[kid]
+// mac is the HMAC-SHA256, under kid's key, of the message of domain, b and
+// the object that object writes.
+func (k *Keys) mac(kid, domain string, b Binding, object func(*encoder)) (sum [sha256.Size]byte, err error) {
+	pool, ok := k.signers[kid]
 	if !ok {
-		return nil, errBadSignature
+		return sum, errBadSignature
 	}
-	msg, err := canonical(domain, b, obj)
-	if err != nil {
-		return nil, err
+	s := pool.Get().(*signer)
+	defer s.put(pool)
+	s.enc.message(domain, b, object)
+	if s.enc.err != nil {
+		return sum, s.enc.err
 	}
-	m := hmac.New(sha256.New, key)
-	m.Write(msg)
-	return m.Sum(nil), nil
+	s.mac.Reset()
+	s.mac.Write(s.enc.buf)
+	s.mac.Sum(s.sum[:0])
+	return s.sum, nil
 }
 
-// sign sets v's kid and alg, then signs blank(), which must read the
-// object with those set.
-func (k *Keys) sign(domain string, b Binding, v *mcptypes.Verification, blank func() any) error {
+// sign sets v's kid and alg, then signs what object writes, which must
+// read the object with those set.
+func (k *Keys) sign(domain string, b Binding, v *mcptypes.Verification, object func(*encoder)) error {
 	*v = mcptypes.Verification{Kid: k.kids[0], Alg: Alg}
-	sum, err := k.mac(v.Kid, domain, b, blank())
+	sum, err := k.mac(v.Kid, domain, b, object)
 	if err != nil {
 		return err
 	}
-	v.Signature = base64.RawURLEncoding.EncodeToString(sum)
+	var sig [64]byte // room for the 43 characters, so that only the string is allocated
+	v.Signature = string(base64.RawURLEncoding.AppendEncode(sig[:0], sum[:]))
 	return nil
 }
 
-func (k *Keys) verify(domain string, b Binding, v mcptypes.Verification, blank func() any) error {
+func (k *Keys) verify(domain string, b Binding, v mcptypes.Verification, object func(*encoder)) error {
 	if v.Alg != Alg {
 		return errBadSignature
 	}
@@ -75,8 +67,8 @@ func (k *Keys) verify(domain string, b Binding, v mcptypes.Verification, blank f
 	if err != nil {
 		return errBadSignature
 	}
-	want, err := k.mac(v.Kid, domain, b, blank())
-	if err != nil || !hmac.Equal(got, want) {
+	want, err := k.mac(v.Kid, domain, b, object)
+	if err != nil || !hmac.Equal(got, want[:]) {
 		return errBadSignature
 	}
 	return nil
@@ -84,13 +76,13 @@ func (k *Keys) verify(domain string, b Binding, v mcptypes.Verification, blank f
 
 // SignOption fills o.Verification for binding b.
 func (k *Keys) SignOption(b Binding, o *mcptypes.RideOption) error {
-	return k.sign(domainOption, b, &o.Verification, func() any { return blankOption(*o) })
+	return k.sign(domainOption, b, &o.Verification, func(e *encoder) { e.option(blankOption(*o)) })
 }
 
 // VerifyOption reports whether o is unchanged since Relay signed it for b.
 // It does not look at expiry.
 func (k *Keys) VerifyOption(b Binding, o mcptypes.RideOption) error {
-	return k.verify(domainOption, b, o.Verification, func() any { return blankOption(o) })
+	return k.verify(domainOption, b, o.Verification, func(e *encoder) { e.option(blankOption(o)) })
 }
 
 // blankOption is o with the signature removed but kid and alg kept, so that
@@ -103,12 +95,12 @@ func blankOption(o mcptypes.RideOption) mcptypes.RideOption {
 // SignContext fills c.Verification. A context binds its own session and
 // journey to the actor.
 func (k *Keys) SignContext(actor string, c *mcptypes.RelayContext) error {
-	return k.sign(domainContext, contextBinding(actor, *c), &c.Verification, func() any { return blankContext(*c) })
+	return k.sign(domainContext, contextBinding(actor, *c), &c.Verification, func(e *encoder) { e.context(blankContext(*c)) })
 }
 
 // VerifyContext reports whether c is a context Relay issued to actor.
 func (k *Keys) VerifyContext(actor string, c mcptypes.RelayContext) error {
-	return k.verify(domainContext, contextBinding(actor, c), c.Verification, func() any { return blankContext(c) })
+	return k.verify(domainContext, contextBinding(actor, c), c.Verification, func(e *encoder) { e.context(blankContext(c)) })
 }
 
 func contextBinding(actor string, c mcptypes.RelayContext) Binding {

@@ -241,3 +241,25 @@ func FuzzVerifyOption(f *testing.F) {
 		}
 	})
 }
+
+// TestSignaturesOfEarlierReplicas pins signatures that Relay signed before
+// its hand-written encoder and pooled HMACs (json.Marshal, hmac.New): a
+// replica must keep verifying what an older one issued during a rolling
+// upgrade, so these bytes never change.
+func TestSignaturesOfEarlierReplicas(t *testing.T) {
+	k := mustKeys(t, "2026-01:"+strings.Repeat("A", 43))
+	for i, want := range []string{
+		"YzoAZ0uC0DfN1ZT9QnnO97h6gy2EFCQhc3K1p813aJI", "0bC6I1DQwU7ZQbfGXr_4ouES8uZ6bY6TQxDpbkgWZpI",
+		"hMJSNWT8jjnEJ9xNcGhsxwEmCauJgsKM1i1uL_LFasE", "D4B1_G02vijGggeTuojIXXdXXrz8dTk0bGm6_07uDQc",
+		"CMbAo6Vx0wwNwyRBsK9O-yUa3BYiA4LtyaTygnbdsXY", "n70rkC-tPf_gcS6UMD2c6oDJ3jknRssp0G0GkYolvHw",
+	} {
+		o := sixOptions()[i]
+		if err := k.SignOption(binding, &o); err != nil || o.Verification.Signature != want {
+			t.Errorf("option %d: signature %s (%v), an earlier replica's %s", i, o.Verification.Signature, err, want)
+		}
+	}
+	c := mcptypes.RelayContext{SessionID: "ses_1", JourneyID: "jny_1", IntentID: "int_<&>", RequestID: "req_\u2028"}
+	if err := k.SignContext("oauth:user|client", &c); err != nil || c.Verification.Signature != "9rpEjHRl9DykZcsHpSIhFH9rdvRU6PEwnXzuFH7GcXM" {
+		t.Errorf("context: signature %s (%v), an earlier replica's 9rpEjHRl9DykZcsHpSIhFH9rdvRU6PEwnXzuFH7GcXM", c.Verification.Signature, err)
+	}
+}
