@@ -125,3 +125,21 @@ func cpuTime(tb testing.TB) int64 {
 	}
 	return ru.Utime.Nano() + ru.Stime.Nano()
 }
+
+// inlineRefs inlines a bare local $ref, keeps one with a keyword beside it
+// (which applies both) or naming no definition, stops at a definition's
+// reference to itself, and writes numbers back as they were.
+func TestInlineRefs(t *testing.T) {
+	doc := `{"$defs":{"T":{"type":"object","properties":{"next":{"$ref":"#/$defs/T"}},"maximum":1.50}},` +
+		`"properties":{"a":{"$ref":"#/$defs/T"},"b":{"$ref":"#/$defs/T","description":"beside"},"c":{"$ref":"#/$defs/Missing"}}}`
+	got, err := inlineRefs([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Inside $defs, T's reference to itself is unrolled once, as in a.
+	want := `{"$defs":{"T":{"maximum":1.50,"properties":{"next":{"maximum":1.50,"properties":{"next":{"$ref":"#/$defs/T"}},"type":"object"}},"type":"object"}},` +
+		`"properties":{"a":{"maximum":1.50,"properties":{"next":{"$ref":"#/$defs/T"}},"type":"object"},"b":{"$ref":"#/$defs/T","description":"beside"},"c":{"$ref":"#/$defs/Missing"}}}`
+	if string(got) != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
