@@ -127,11 +127,61 @@ func (in inputSchemas) decode(tool string, raw json.RawMessage, v any) *refusal 
 		}
 		return argumentsOrOption(fieldProblems(ve))
 	}
-	if err := json.Unmarshal(raw, v); err != nil {
+	// The struct must hold what was validated. For a name given twice in
+	// one object the validator's tree keeps the last value, and so does
+	// encoding/json for a plain value, but it merges a repeated object
+	// into the first: {"journey_context":{"party_size":99},
+	// "journey_context":{}} passed the schema as {} and reached the tool
+	// with party_size 99. Arguments with a repeated name anywhere (their
+	// tree then holds fewer members than their text) are decoded from the
+	// tree, re-encoded; the others, every call a client library makes, from
+	// their text, as before.
+	src := []byte(raw)
+	if membersOf(doc) != membersIn(raw) {
+		var err error
+		if src, err = json.Marshal(doc); err != nil {
+			return invalidArguments(mcptypes.FieldProblem{Field: "", Reason: err.Error()})
+		}
+	}
+	if err := json.Unmarshal(src, v); err != nil {
 		// Valid per schema but beyond Go's range (an integer over int64).
 		return invalidArguments(mcptypes.FieldProblem{Field: "", Reason: err.Error()})
 	}
 	return nil
+}
+
+// membersOf counts the object members in a decoded JSON tree.
+func membersOf(doc any) int {
+	n := 0
+	switch v := doc.(type) {
+	case map[string]any:
+		n = len(v)
+		for _, e := range v {
+			n += membersOf(e)
+		}
+	case []any:
+		for _, e := range v {
+			n += membersOf(e)
+		}
+	}
+	return n
+}
+
+// membersIn counts the object members in JSON text that decoded: one colon
+// outside a string each.
+func membersIn(b []byte) int {
+	n, inString := 0, false
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case inString && c == '\\':
+			i++ // the escaped byte, which may be a quote
+		case c == '"':
+			inString = !inString
+		case !inString && c == ':':
+			n++
+		}
+	}
+	return n
 }
 
 // argumentsOrOption tells an option that is not as Relay issued it from

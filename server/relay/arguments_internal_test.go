@@ -143,3 +143,43 @@ func TestInlineRefs(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
+
+// A name given twice is read as the validator read it, its last value,
+// also for an object: encoding/json alone would merge the two objects and
+// let the first's members past the schema.
+func TestDecodeRepeatedNames(t *testing.T) {
+	in := testInputs(t)
+	const trip = `"pickup":{"latitude":56.00416,"longitude":-4.73253},"dropoff":{"latitude":55.8719,"longitude":-4.43306}`
+	var got mcptypes.SearchRidesInput
+	if r := in.decode("search_rides", json.RawMessage(`{`+trip+`,"journey_context":{"party_size":99,"currency":"xx"},"journey_context":{}}`), &got); r != nil {
+		t.Fatalf("refused: %+v", r.out)
+	}
+	if jc := got.JourneyContext; jc == nil || jc.PartySize != nil || jc.Currency != nil {
+		t.Errorf("journey_context %+v; want the last copy, {}", jc)
+	}
+	// The other order is refused: the last copy is the one validated.
+	if r := in.decode("search_rides", json.RawMessage(`{`+trip+`,"journey_context":{},"journey_context":{"party_size":99}}`), &got); r == nil || r.out.Status != mcptypes.RefusalStatusInvalidArguments {
+		t.Errorf("a repeated journey_context whose last copy breaks the schema: %+v; want invalid_arguments", r)
+	}
+	// A repeated plain value: the last, as before.
+	got = mcptypes.SearchRidesInput{}
+	if r := in.decode("search_rides", json.RawMessage(`{`+trip+`,"party_size":3,"party_size":2}`), &got); r != nil || got.PartySize == nil || *got.PartySize != 2 {
+		t.Errorf("party_size given twice: %+v, %v; want 2", r, got.PartySize)
+	}
+}
+
+// membersIn counts a member per colon outside strings, escaped quotes
+// included, as the decoded tree counts them.
+func TestMembersIn(t *testing.T) {
+	for _, text := range []string{
+		`{}`, `[]`, `"a:b"`, `{"a":1}`, `{"a:\"b":{"c":[{"d":"e\\"},{"f:":":"}]}}`, `{"a":{"b":{"c":{}}},"d":[1,2,{"e":null}]}`,
+	} {
+		var doc any
+		if err := json.Unmarshal([]byte(text), &doc); err != nil {
+			t.Fatal(text, err)
+		}
+		if got, want := membersIn([]byte(text)), membersOf(doc); got != want {
+			t.Errorf("%s: membersIn %d, membersOf %d", text, got, want)
+		}
+	}
+}
