@@ -63,8 +63,11 @@ func (k *Keys) verify(domain string, b Binding, v mcptypes.Verification, object 
 	if v.Alg != Alg {
 		return errBadSignature
 	}
+	// Only the one spelling Relay writes: the decoder also takes a last
+	// character that differs in its unused bits, or a line break inside,
+	// which would let an option whose signature text was changed verify.
 	got, err := base64.RawURLEncoding.DecodeString(v.Signature)
-	if err != nil {
+	if err != nil || len(got) != sha256.Size || base64.RawURLEncoding.EncodeToString(got) != v.Signature {
 		return errBadSignature
 	}
 	want, err := k.mac(v.Kid, domain, b, object)

@@ -263,3 +263,26 @@ func TestSignaturesOfEarlierReplicas(t *testing.T) {
 		t.Errorf("context: signature %s (%v), an earlier replica's 9rpEjHRl9DykZcsHpSIhFH9rdvRU6PEwnXzuFH7GcXM", c.Verification.Signature, err)
 	}
 }
+
+// A signature verifies in the one spelling Relay writes: base64's decoder
+// also takes a last character that differs in its unused bits, or a line
+// break inside, for the same bytes.
+func TestSignatureHasOneSpelling(t *testing.T) {
+	k := mustKeys(t, "k1:"+strings.Repeat("A", 43))
+	o := signed(t, k)
+	sig := o.Verification.Signature
+	// 32 bytes are 43 characters, the last carrying 2 unused bits: the
+	// character one above it (within its group of four) decodes the same.
+	last := strings.IndexByte("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_", sig[len(sig)-1])
+	twin := sig[:len(sig)-1] + string("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"[last^1])
+	for name, s := range map[string]string{"unused bits set": twin, "a line break inside": sig[:10] + "\n" + sig[10:]} {
+		c := o
+		c.Verification.Signature = s
+		if err := k.VerifyOption(binding, c); err == nil {
+			t.Errorf("a signature with %s verifies", name)
+		}
+	}
+	if err := k.VerifyOption(binding, o); err != nil {
+		t.Errorf("the signature as written: %v", err)
+	}
+}
