@@ -18,14 +18,21 @@ type callReply struct {
 }
 
 // callReplyResult is a [Result] whose structuredContent goes where
-// StructuredContent points: into the caller's out, or past a [skipped]
-// (the bytes are taken from the reply itself, see [callReplyLayout]).
+// StructuredContent points: into the caller's out, or past a [skipped];
+// the bytes of structuredContent and of each content block are taken from
+// the reply itself ([callReplyLayout]).
 type callReplyResult struct {
-	Content           []Content       `json:"content"`
+	Content           []contentBlock  `json:"content"`
 	StructuredContent any             `json:"structuredContent,omitempty"`
 	IsError           bool            `json:"isError,omitempty"`
 	Meta              json.RawMessage `json:"_meta,omitempty"`
 }
+
+// contentBlock is a [Content] decoded in the reply's pass: its fields as
+// [Content.UnmarshalJSON] decodes them, without its second json.Unmarshal
+// and copy of each block (about 8 µs of a one-block estimate_fare reply's
+// 85 µs).
+type contentBlock Content
 
 // skipped is a JSON value decoded into nothing.
 type skipped struct{}
@@ -56,26 +63,55 @@ func (*skipped) UnmarshalJSON([]byte) error { return nil }
 // another case or with escapes. An isError result, whose out a Call leaves
 // alone, keeps its structuredContent's bytes only.
 func decodeCallReply(raw []byte, id json.RawMessage, into *callResult) (*frame, bool) {
-	sc, isError, ok := callReplyLayout(raw)
+	l, ok := callReplyLayout(raw)
 	if !ok {
 		return nil, false
 	}
 	res := callReplyResult{StructuredContent: &skipped{}}
-	direct := sc != nil && string(sc) != "null" && (isError == nil || string(isError) == "false") && zeroPointee(into.out)
+	direct := l.structured != nil && string(l.structured) != "null" && (l.isError == nil || string(l.isError) == "false") && zeroPointee(into.out)
 	if direct {
 		res.StructuredContent = into.out
 	}
 	r := callReply{Result: &res}
-	if json.Unmarshal(raw, &r) != nil || r.Error != nil || r.Result != &res || !sameID(r.ID, id) {
+	ok = json.Unmarshal(raw, &r) == nil && r.Error == nil && r.Result == &res && sameID(r.ID, id)
+	var content []Content
+	if ok {
+		content, ok = contentOf(res.Content, l.content)
+	}
+	if !ok {
 		if direct {
 			reflect.ValueOf(into.out).Elem().SetZero()
 		}
 		return nil, false
 	}
-	into.res = Result{Content: res.Content, StructuredContent: sc, IsError: res.IsError, Meta: res.Meta}
+	into.res = Result{Content: content, StructuredContent: shared(l.structured), IsError: res.IsError, Meta: res.Meta}
 	into.decoded = direct
 	return &frame{ID: r.ID, Method: r.Method, Params: r.Params}, true
 }
+
+// contentOf is the Result's Content of the blocks decoded from the content
+// array at span, each with its bytes as Raw.
+func contentOf(blocks []contentBlock, span []byte) ([]Content, bool) {
+	if blocks == nil {
+		return nil, true
+	}
+	out := make([]Content, len(blocks))
+	n := 0
+	ok := eachItem(span, func(item []byte) bool {
+		if n == len(blocks) {
+			return false
+		}
+		b := &blocks[n]
+		out[n] = Content{Type: b.Type, Text: b.Text, Raw: shared(item)}
+		n++
+		return true
+	})
+	return out, ok && n == len(blocks)
+}
+
+// shared is b, a part of the reply that a Result keeps, with no room to
+// grow: an append to one part must not write over the next.
+func shared(b []byte) []byte { return b[:len(b):len(b)] }
 
 // zeroPointee reports whether out is a non-nil pointer to a zero value:
 // then decoding into it and, on failure, zeroing it again leaves it as
@@ -85,27 +121,34 @@ func zeroPointee(out any) bool {
 	return v.Kind() == reflect.Pointer && !v.IsNil() && v.Elem().IsZero()
 }
 
-// callReplyLayout finds the bytes of a reply's result.structuredContent and
-// result.isError (nil when absent) as encoding/json would take them, with
-// ok false where it would take them otherwise or where the result is not an
-// object: a member "result", "structuredContent" or "isError" named twice
-// (JSON leaves that undefined; encoding/json merges or keeps the last), in
-// another case (encoding/json matches names case-insensitively) or with an
-// escape in the name of a member it inspects. It reads raw as valid JSON
-// and does not check that it is: it never reads out of bounds, and what it
-// says of invalid JSON is used only once json.Unmarshal has accepted raw.
-func callReplyLayout(raw []byte) (sc, isError []byte, ok bool) {
+// replyLayout is where a reply's result keeps the members that
+// [decodeCallReply] takes from the reply's bytes: each value's bytes as
+// encoding/json would take them, nil when absent.
+type replyLayout struct {
+	content, structured, isError []byte
+}
+
+// callReplyLayout finds the layout of a reply's result, with ok false where
+// encoding/json would read the members otherwise or where the result is not
+// an object: a member "result", "content", "structuredContent" or "isError"
+// named twice (JSON leaves that undefined; encoding/json merges or keeps
+// the last), in another case (encoding/json matches names
+// case-insensitively) or with an escape in the name of a member it
+// inspects. It reads raw as valid JSON and does not check that it is: it
+// never reads out of bounds, and what it says of invalid JSON is used only
+// once json.Unmarshal has accepted raw.
+func callReplyLayout(raw []byte) (l replyLayout, ok bool) {
 	var result []byte
 	ok = eachMember(raw, func(key, val []byte) bool {
 		return member(key, val, "result", &result)
 	})
 	if !ok || result == nil {
-		return nil, nil, false
+		return l, false
 	}
 	ok = eachMember(result, func(key, val []byte) bool {
-		return member(key, val, "structuredContent", &sc) && member(key, val, "isError", &isError)
+		return member(key, val, "content", &l.content) && member(key, val, "structuredContent", &l.structured) && member(key, val, "isError", &l.isError)
 	})
-	return sc, isError, ok
+	return l, ok
 }
 
 // member keeps val in *into when key is name, and reports false when key
@@ -157,6 +200,35 @@ func eachMember(obj []byte, fn func(key, val []byte) bool) bool {
 			i = skipSpace(obj, i+1)
 		case i < len(obj) && obj[i] == '}':
 			return skipSpace(obj, i+1) == len(obj)
+		default:
+			return false
+		}
+	}
+}
+
+// eachItem calls fn with the bytes of each element of the JSON array arr,
+// until fn returns false. It reports whether it read the whole array and
+// fn never returned false.
+func eachItem(arr []byte, fn func(item []byte) bool) bool {
+	i := skipSpace(arr, 0)
+	if i >= len(arr) || arr[i] != '[' {
+		return false
+	}
+	i = skipSpace(arr, i+1)
+	if i < len(arr) && arr[i] == ']' {
+		return skipSpace(arr, i+1) == len(arr)
+	}
+	for {
+		end := valueEnd(arr, i)
+		if end < 0 || !fn(arr[i:end]) {
+			return false
+		}
+		i = skipSpace(arr, end)
+		switch {
+		case i < len(arr) && arr[i] == ',':
+			i = skipSpace(arr, i+1)
+		case i < len(arr) && arr[i] == ']':
+			return skipSpace(arr, i+1) == len(arr)
 		default:
 			return false
 		}
@@ -218,20 +290,24 @@ func endsScalar(c byte) bool {
 }
 
 // stringEnd returns the end of the JSON string that starts at b[i], -1 when
-// none does, and whether it has an escape.
+// none does, and whether it has an escape. It looks for the closing quote
+// with bytes.IndexByte, a string's bytes being most of a reply's.
 func stringEnd(b []byte, i int) (int, bool) {
 	if i >= len(b) || b[i] != '"' {
 		return -1, false
 	}
 	escaped := false
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			escaped = true
-			j++
-		case '"':
-			return j + 1, escaped
+	for j := i + 1; j < len(b); {
+		q := bytes.IndexByte(b[j:], '"')
+		if q < 0 {
+			return -1, escaped
 		}
+		e := bytes.IndexByte(b[j:j+q], '\\')
+		if e < 0 {
+			return j + q + 1, escaped
+		}
+		escaped = true
+		j += e + 2 // past the backslash and the byte it escapes
 	}
 	return -1, escaped
 }

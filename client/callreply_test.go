@@ -110,6 +110,13 @@ var callReplies = []string{
 	`{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"fareGBP":4}},"error":{"code":-32603,"message":"boom"}}`,
 	`{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"fareGBP":4}},"error":null}`,
 	`{"jsonrpc":"2.0","id":2,"result":{"structuredContent":{"fareGBP":5}}}`,
+	`{"jsonrpc":"2.0","id":1,"result":{"content":[ {"type":"text","text":"a\"]}\u00e9","annotations":{"x":[]}} , null ,{"type":"image","data":"AA=="},{"TYPE":"text","Text":"b","text":"c"}],"structuredContent":{"fareGBP":1}}}`,
+	`{"jsonrpc":"2.0","id":1,"result":{"content":null,"structuredContent":{"fareGBP":1}}}`,
+	`{"jsonrpc":"2.0","id":1,"result":{"content":[ ],"structuredContent":{"fareGBP":1}}}`,
+	`{"jsonrpc":"2.0","id":1,"result":{"content":[],"content":[{"type":"text","text":"x"}],"structuredContent":{"fareGBP":1}}}`,
+	`{"jsonrpc":"2.0","id":1,"result":{"Content":[{"type":"text","text":"x"}],"structuredContent":{"fareGBP":1}}}`,
+	`{"jsonrpc":"2.0","id":1,"result":{"content":[5],"structuredContent":{"fareGBP":6}}}`,
+	`{"jsonrpc":"2.0","id":1,"result":{"content":{},"structuredContent":{"fareGBP":6}}}`,
 	`{"jsonrpc":"2.0","id":1,"result":{"content":5,"structuredContent":{"fareGBP":6}}}`,
 	`{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"fareGBP":6},"content":[{"type":7}]}}`,
 	`{"jsonrpc":"2.0","id":1,"result":null}`,
@@ -144,6 +151,20 @@ func TestDecodeCallReplyLeavesAFilledOut(t *testing.T) {
 	call := callResult{out: &out}
 	if _, ok := decodeCallReply([]byte(callReplies[0]), json.RawMessage("1"), &call); !ok || call.decoded || out.Rate != "kept" || out.FareGBP != 0 {
 		t.Errorf("one pass %v, into out %v, out %+v; want the reply read, out untouched", ok, call.decoded, out)
+	}
+}
+
+// The parts of the reply a Result shares cannot grow into one another: an
+// append to a block's Raw leaves structuredContent as it was.
+func TestDecodeCallReplyPartsDoNotGrowIntoEachOther(t *testing.T) {
+	call := callResult{out: &fareOut{}}
+	if _, ok := decodeCallReply([]byte(callReplies[0]), json.RawMessage("1"), &call); !ok {
+		t.Fatal("not read in one pass")
+	}
+	want := string(call.res.StructuredContent)
+	_ = append(call.res.Content[0].Raw, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"...)
+	if got := string(call.res.StructuredContent); got != want {
+		t.Errorf("structuredContent %s after an append to the block before it, want %s", got, want)
 	}
 }
 
