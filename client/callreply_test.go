@@ -2,10 +2,13 @@ package client
 
 import (
 	"encoding/json"
+	"os"
 	"reflect"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
 )
 
 // previousDecodeCallReply is decodeCallReply as it was before it decoded
@@ -173,4 +176,36 @@ func FuzzDecodeCallReply(f *testing.F) {
 		f.Add([]byte(raw))
 	}
 	f.Fuzz(checkCallReply)
+}
+
+// BenchmarkDecodeCallReply reads the estimate_fare reply that
+// BenchmarkEstimateFareInProcess gets (six classes, 1.1 KB) into a Result
+// and the generated output: the previous way (the reply, then the result,
+// then structuredContent into out) and in one pass.
+func BenchmarkDecodeCallReply(b *testing.B) {
+	raw, err := os.ReadFile("testdata/estimate_fare_reply.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	id := json.RawMessage("1")
+	b.Run("previous", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var res Result
+			var out mcptypes.EstimateFareOutput
+			if _, ok := previousDecodeCallReply(raw, id, &res); !ok || json.Unmarshal(res.StructuredContent, &out) != nil {
+				b.Fatal("not decoded")
+			}
+		}
+	})
+	b.Run("one-pass", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var out mcptypes.EstimateFareOutput
+			call := callResult{out: &out}
+			if _, ok := decodeCallReply(raw, id, &call); !ok || !call.decoded {
+				b.Fatal("not decoded")
+			}
+		}
+	})
 }
