@@ -5,13 +5,17 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/tridenttaxis/trident-mcp/client"
 	"github.com/tridenttaxis/trident-mcp/client/trident"
 	"github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/server"
+	tridentserver "github.com/tridenttaxis/trident-mcp/server/trident"
 )
 
 // benchResult is the seed's get_service_info response, echoed for any id 1..n
@@ -124,4 +128,49 @@ func BenchmarkClientCallInMemory(b *testing.B) {
 // BenchmarkClientCallInMemoryStateless is the same call in 2026-07-28.
 func BenchmarkClientCallInMemoryStateless(b *testing.B) {
 	benchClientCall(b, &http.Client{Transport: cannedTransport{stateless: true}}, "http://mcp.test/mcp")
+}
+
+// BenchmarkEstimateFareInProcess is the call Relay's Trident source makes
+// once per search when Relay and Trident share a process: estimate_fare
+// for six vehicle classes (five as alternatives), in the specification's
+// revision, through the in-process transport to a real Trident host. Its
+// time is Trident's handler plus the client's own work on both sides of it.
+func BenchmarkEstimateFareInProcess(b *testing.B) {
+	c, err := trident.New("http://127.0.0.1:1/mcp",
+		client.WithHTTPClient(&http.Client{Transport: client.InProcess(tridentHost(b))}),
+		client.WithProtocolVersion(client.DocumentedProtocolVersion))
+	if err != nil {
+		b.Fatal(err)
+	}
+	saloon := mcptypes.EstimateFareInputVehicleTypeSaloon
+	in := mcptypes.EstimateFareInput{
+		Pickup: "56.00416,-4.73253", Dropoff: "55.8719,-4.43306", VehicleType: &saloon,
+		AlternativeVehicleTypes: []mcptypes.EstimateFareInputAlternativeVehicleTypesItem{"estate", "executive", "luxury", "mpv", "wav"},
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		out, err := c.EstimateFare(ctx, in)
+		if err != nil || len(out.Alternatives) != 5 {
+			b.Fatalf("call: %v", err)
+		}
+	}
+}
+
+// tridentHost is a real Trident host's handler, its tariff clock fixed to a
+// weekday morning so that every call prices the same.
+func tridentHost(tb testing.TB) http.Handler {
+	tb.Helper()
+	discard := slog.New(slog.DiscardHandler)
+	day := time.Date(2025, 6, 18, 9, 0, 0, 0, time.UTC)
+	ep, err := tridentserver.New(&tridentserver.Options{Now: func() time.Time { return day }, Logger: discard})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	srv, err := server.New(&server.Options{Logger: discard}, ep)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { srv.Close() })
+	return srv.Handler()
 }

@@ -150,24 +150,28 @@ func (c *Client) Call(ctx context.Context, tool string, args, out any, opts ...C
 	if args == nil {
 		args = struct{}{}
 	}
-	var res Result
-	if err := c.do(ctx, s, MethodToolsCall, toolCallParams{Arguments: args, Name: tool}, (*callResult)(&res)); err != nil {
+	call := callResult{out: out}
+	if err := c.do(ctx, s, MethodToolsCall, toolCallParams{Arguments: args, Name: tool}, &call); err != nil {
 		return nil, err
 	}
+	res := &call.res
 	if res.IsError {
-		te := &ToolError{Tool: tool, Text: res.Text(), Result: &res}
+		te := &ToolError{Tool: tool, Text: res.Text(), Result: res}
 		te.Code, te.Retryable = codeForTool(te.Text)
-		return &res, te
+		return res, te
 	}
 	if out != nil {
 		if len(res.StructuredContent) == 0 || string(res.StructuredContent) == "null" {
-			return &res, fmt.Errorf("client: %s: %w", tool, ErrNoStructuredContent)
+			return res, fmt.Errorf("client: %s: %w", tool, ErrNoStructuredContent)
+		}
+		if call.decoded {
+			return res, nil
 		}
 		if err := json.Unmarshal(res.StructuredContent, out); err != nil {
-			return &res, fmt.Errorf("client: %s: decoding structuredContent: %w", tool, err)
+			return res, fmt.Errorf("client: %s: decoding structuredContent: %w", tool, err)
 		}
 	}
-	return &res, nil
+	return res, nil
 }
 
 // toolCallParams are a tools/call's params. Its members are in the order
@@ -183,9 +187,15 @@ type toolCallParams struct {
 // callResult is the result of a [Client.Call], which it passes down
 // instead of a *Result to say that the value is its own and still zero, so
 // that an application/json reply may be decoded into it in the pass that
-// reads the reply ([decodeCallReply]). It decodes as a Result (a type
-// definition keeps the fields and their tags).
-type callResult Result
+// reads the reply ([decodeCallReply]), and the caller's out with it:
+// decoded then says that out holds the structured result already. Any
+// other way of reading the result decodes it into res alone
+// ([decodeResult]).
+type callResult struct {
+	res     Result
+	out     any
+	decoded bool
+}
 
 // Tool is one entry of tools/list. The schemas are kept as the server sent
 // them, byte for byte.
@@ -374,7 +384,7 @@ func (c *Client) doHandshake(ctx context.Context, s *settings, method string, pa
 		hdr = http.Header{"Mcp-Protocol-Version": {c.handshakeVersion(s)}}
 	}
 	into, _ := result.(*callResult)
-	f, err := c.send(ctx, s, method, id, body, hdr, again, (*Result)(into))
+	f, err := c.send(ctx, s, method, id, body, hdr, again, into)
 	if err != nil {
 		return err
 	}
@@ -390,8 +400,8 @@ func (c *Client) newID() json.RawMessage {
 // about each failure: it may repair what the failure says (a session) and
 // have body sent again without spending an attempt. A JSON-RPC error
 // answer is returned as an [*RPCError]. into, when not nil, is a zero
-// Result the reply's result may be decoded into directly ([decodeCallReply]).
-func (c *Client) send(ctx context.Context, s *settings, method string, id json.RawMessage, body []byte, hdr http.Header, again func(error) (bool, error), into *Result) (*frame, error) {
+// result the reply's may be decoded into directly ([decodeCallReply]).
+func (c *Client) send(ctx context.Context, s *settings, method string, id json.RawMessage, body []byte, hdr http.Header, again func(error) (bool, error), into *callResult) (*frame, error) {
 	for attempt := 1; ; attempt++ {
 		f, err := c.exchange(ctx, s, method, id, body, hdr, into)
 		if err == nil && f.Error != nil {
@@ -428,10 +438,14 @@ func (c *Client) send(ctx context.Context, s *settings, method string, id json.R
 	}
 }
 
-// decodeResult decodes a JSON-RPC result into out (when non-nil).
+// decodeResult decodes a JSON-RPC result into out (when non-nil); a
+// [*callResult] gets it in its Result.
 func decodeResult(method string, raw json.RawMessage, out any) error {
 	if out == nil || len(raw) == 0 {
 		return nil
+	}
+	if call, ok := out.(*callResult); ok {
+		out = &call.res
 	}
 	if err := json.Unmarshal(raw, out); err != nil {
 		return fmt.Errorf("client: %s: decoding result: %w", method, err)

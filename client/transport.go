@@ -23,7 +23,7 @@ const acceptBoth = "application/json, text/event-stream"
 // to three times with an [Authorizer]) and reads the reply. id is nil for a
 // notification, which expects 202 and no body. A nil frame with a nil error
 // means the notification was accepted.
-func (c *Client) exchange(ctx context.Context, s *settings, method string, id json.RawMessage, body []byte, hdr http.Header, into *Result) (*frame, error) {
+func (c *Client) exchange(ctx context.Context, s *settings, method string, id json.RawMessage, body []byte, hdr http.Header, into *callResult) (*frame, error) {
 	token := ""
 	if s.tokens != nil {
 		t, err := s.tokens.Token(ctx)
@@ -160,9 +160,9 @@ func (c *Client) statusError(s *settings, method string, resp *http.Response) *T
 
 // readReply turns a response into the frame answering id. token is the
 // bearer token the request carried, reused to resume a stream. into, when
-// not nil, is a zero Result that an application/json reply's result is
+// not nil, is a zero result that an application/json reply's result is
 // decoded into ([decodeCallReply]), leaving the frame's Result nil.
-func (c *Client) readReply(ctx context.Context, s *settings, method string, id json.RawMessage, resp *http.Response, token string, into *Result) (*frame, error) {
+func (c *Client) readReply(ctx context.Context, s *settings, method string, id json.RawMessage, resp *http.Response, token string, into *callResult) (*frame, error) {
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, c.statusError(s, method, resp)
 	}
@@ -213,31 +213,6 @@ func (c *Client) readReply(ctx context.Context, s *settings, method string, id j
 	default:
 		return nil, fail(fmt.Errorf("unexpected Content-Type %q", resp.Header.Get("Content-Type")))
 	}
-}
-
-// decodeCallReply decodes an application/json reply and its result (into
-// into, a zero Result) in one pass, for the common case alone: the reply
-// answers id with a result and no error. Anything else, a reply that does
-// not decode included, it reports as !ok with into zero again, and the
-// reply is read the general way, which gives the errors it always gave.
-// One pass rather than the frame's and then the result's: a frame's
-// json.RawMessage result is scanned to be skipped, copied, then validated
-// and scanned again by the second json.Unmarshal; the reply's result is
-// nearly all of it. (A reply with its "result" member twice, which JSON
-// leaves undefined, is merged here where the general way keeps the last.)
-func decodeCallReply(raw []byte, id json.RawMessage, into *Result) (*frame, bool) {
-	r := struct {
-		ID     json.RawMessage `json:"id,omitempty"`
-		Method string          `json:"method,omitempty"`
-		Params json.RawMessage `json:"params,omitempty"`
-		Result *Result         `json:"result,omitempty"`
-		Error  *RPCError       `json:"error,omitempty"`
-	}{Result: into}
-	if json.Unmarshal(raw, &r) != nil || r.Error != nil || r.Result != into || !sameID(r.ID, id) {
-		*into = Result{}
-		return nil, false
-	}
-	return &frame{ID: r.ID, Method: r.Method, Params: r.Params}, true
 }
 
 // readAll is [io.ReadAll] into a buffer sized for the Content-Length the
