@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"strconv"
 	"sync"
 	"testing"
 )
@@ -258,4 +259,34 @@ func TestWriterBatchRunsOnce(t *testing.T) {
 	if len(evs) != 3 {
 		t.Errorf("%d events stored; want 3", len(evs))
 	}
+}
+
+// The ids WriteCall returns for the events of a call that opens its
+// session are the stored rows' (SQLite's last insert id, PostgreSQL's
+// RETURNING), in order.
+func TestWriteCallOpeningEventIDs(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e engine) {
+		st := open(t, e.url(t), nil)
+		for n := range 2 { // two calls, so that ids are not just 1 and 2 of an empty table
+			id := strconv.Itoa(n)
+			refs := Refs{SessionID: "ses_" + id, JourneyID: "jny_" + id, IntentID: "int_" + id}
+			var evs []Event
+			for _, req := range []string{"a", "b"} {
+				evs = append(evs, Event{Kind: EventRequest, JourneyID: refs.JourneyID, IntentID: refs.IntentID, RequestID: req + id, Tool: "search_rides", Status: "ok"})
+			}
+			got, err := st.WriteCall(bg, "alice", CallWrites{Open: &Opening{Refs: refs, Tool: "search_rides"}, JourneyID: refs.JourneyID, Events: evs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			stored, err := st.Events(bg, "alice", refs.JourneyID)
+			if err != nil || len(stored) != 2 {
+				t.Fatalf("stored %v, %v", stored, err)
+			}
+			for i := range got {
+				if got[i].ID == 0 || got[i].ID != stored[i].ID || got[i].RequestID != stored[i].RequestID {
+					t.Errorf("call %d, event %d: returned id %d (%s), stored %d (%s)", n, i, got[i].ID, got[i].RequestID, stored[i].ID, stored[i].RequestID)
+				}
+			}
+		}
+	})
 }
