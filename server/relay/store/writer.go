@@ -17,8 +17,8 @@ import (
 // writer instead: it takes every write pending when the previous commit
 // finished, runs them in one transaction (again under a savepoint each when
 // one of them failed, so that one write's failure undoes that write only)
-// and answers each caller once that transaction has committed. A write still returns only when it is on
-// disk; concurrent writes share the fsync.
+// and answers each caller once that transaction has committed. A write
+// still returns only when it is on disk; concurrent writes share the fsync.
 //
 // PostgreSQL needs none of this: it takes concurrent writers, and its own
 // WAL flush already groups concurrent commits.
