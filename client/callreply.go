@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+
+	"github.com/tridenttaxis/trident-mcp/internal/jsonscan"
 )
 
 // callReply is an application/json reply to a tools/call as
@@ -99,7 +101,7 @@ func contentOf(blocks []contentBlock, span []byte) ([]Content, bool) {
 	}
 	out := make([]Content, len(blocks))
 	n := 0
-	ok := eachItem(span, func(item []byte) bool {
+	ok := jsonscan.EachItem(span, func(item []byte) bool {
 		if n == len(blocks) {
 			return false
 		}
@@ -141,13 +143,13 @@ type replyLayout struct {
 // once json.Unmarshal has accepted raw.
 func callReplyLayout(raw []byte) (l replyLayout, ok bool) {
 	var result []byte
-	ok = eachMember(raw, func(key, val []byte) bool {
+	ok = jsonscan.EachMember(raw, func(key, val []byte) bool {
 		return member(key, val, "result", &result)
 	})
 	if !ok || result == nil {
 		return l, false
 	}
-	ok = eachMember(result, func(key, val []byte) bool {
+	ok = jsonscan.EachMember(result, func(key, val []byte) bool {
 		return member(key, val, "content", &l.content) && member(key, val, "structuredContent", &l.structured) && member(key, val, "isError", &l.isError)
 	})
 	return l, ok
@@ -166,159 +168,4 @@ func member(key, val []byte, name string, into *[]byte) bool {
 		return false
 	}
 	return true
-}
-
-// eachMember calls fn with the name (the bytes between its quotes) and the
-// value bytes of each member of the JSON object obj (spaces around
-// allowed), until fn returns false. It reports whether it read the whole
-// object, every name without an escape, and fn never returned false.
-func eachMember(obj []byte, fn func(key, val []byte) bool) bool {
-	i := skipSpace(obj, 0)
-	if i >= len(obj) || obj[i] != '{' {
-		return false
-	}
-	i = skipSpace(obj, i+1)
-	if i < len(obj) && obj[i] == '}' {
-		return skipSpace(obj, i+1) == len(obj)
-	}
-	for {
-		end, escaped := stringEnd(obj, i)
-		if end < 0 || escaped {
-			return false
-		}
-		key := obj[i+1 : end-1]
-		i = skipSpace(obj, end)
-		if i >= len(obj) || obj[i] != ':' {
-			return false
-		}
-		i = skipSpace(obj, i+1)
-		vend := valueEnd(obj, i)
-		if vend < 0 || !fn(key, obj[i:vend]) {
-			return false
-		}
-		i = skipSpace(obj, vend)
-		switch {
-		case i < len(obj) && obj[i] == ',':
-			i = skipSpace(obj, i+1)
-		case i < len(obj) && obj[i] == '}':
-			return skipSpace(obj, i+1) == len(obj)
-		default:
-			return false
-		}
-	}
-}
-
-// eachItem calls fn with the bytes of each element of the JSON array arr,
-// until fn returns false. It reports whether it read the whole array and
-// fn never returned false.
-func eachItem(arr []byte, fn func(item []byte) bool) bool {
-	i := skipSpace(arr, 0)
-	if i >= len(arr) || arr[i] != '[' {
-		return false
-	}
-	i = skipSpace(arr, i+1)
-	if i < len(arr) && arr[i] == ']' {
-		return skipSpace(arr, i+1) == len(arr)
-	}
-	for {
-		end := valueEnd(arr, i)
-		if end < 0 || !fn(arr[i:end]) {
-			return false
-		}
-		i = skipSpace(arr, end)
-		switch {
-		case i < len(arr) && arr[i] == ',':
-			i = skipSpace(arr, i+1)
-		case i < len(arr) && arr[i] == ']':
-			return skipSpace(arr, i+1) == len(arr)
-		default:
-			return false
-		}
-	}
-}
-
-// valueEnd returns the end of the JSON value that starts at b[i], -1 when
-// none does.
-func valueEnd(b []byte, i int) int {
-	depth := 0
-	for i < len(b) {
-		switch b[i] {
-		case '"':
-			end, _ := stringEnd(b, i)
-			if end < 0 || depth == 0 {
-				return end
-			}
-			i = end
-			continue
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-			switch {
-			case depth < 0:
-				return -1
-			case depth == 0:
-				return i + 1
-			}
-		default:
-			if depth == 0 {
-				return scalarEnd(b, i)
-			}
-		}
-		i++
-	}
-	return -1
-}
-
-// scalarEnd returns the end of the number or literal at b[i], -1 when it
-// is empty.
-func scalarEnd(b []byte, i int) int {
-	j := i
-	for j < len(b) && !endsScalar(b[j]) {
-		j++
-	}
-	if j == i {
-		return -1
-	}
-	return j
-}
-
-func endsScalar(c byte) bool {
-	switch c {
-	case ',', ']', '}', ' ', '\t', '\r', '\n':
-		return true
-	}
-	return false
-}
-
-// stringEnd returns the end of the JSON string that starts at b[i], -1 when
-// none does, and whether it has an escape. It looks for the closing quote
-// with bytes.IndexByte, a string's bytes being most of a reply's.
-func stringEnd(b []byte, i int) (int, bool) {
-	if i >= len(b) || b[i] != '"' {
-		return -1, false
-	}
-	escaped := false
-	for j := i + 1; j < len(b); {
-		q := bytes.IndexByte(b[j:], '"')
-		if q < 0 {
-			return -1, escaped
-		}
-		e := bytes.IndexByte(b[j:j+q], '\\')
-		if e < 0 {
-			return j + q + 1, escaped
-		}
-		escaped = true
-		j += e + 2 // past the backslash and the byte it escapes
-	}
-	return -1, escaped
-}
-
-// skipSpace returns the index of the first byte at or after i that is not
-// JSON white space.
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
 }

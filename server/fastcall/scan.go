@@ -1,11 +1,15 @@
 package fastcall
 
-// A scanner over JSON text that encoding/json has already judged valid
-// (json.Valid): it splits one object into raw members without allocating,
-// so the envelope of a call is read once. Written by hand because the
-// standard decoders either allocate per member (json.Decoder.Token, a map
-// of json.RawMessage) or do not report duplicate keys, which the fast path
-// must see in order to leave such bodies to the go-sdk.
+import (
+	"bytes"
+
+	"github.com/tridenttaxis/trident-mcp/internal/jsonscan"
+)
+
+// The envelope of a call is split into raw members of JSON text already
+// judged valid (validJSON) with [jsonscan.EachMember], without allocating,
+// so that it is read once; the fast path must also see a duplicate or
+// escaped name, to leave such bodies to the go-sdk.
 
 // member is one name/value pair of an object, both as raw JSON text; key is
 // the name without its quotes and is only set for names without escapes.
@@ -22,124 +26,24 @@ const maxMembers = 6
 // reports false when b is not an object, has more members, or a name with an
 // escape sequence or a duplicate name, leaving those bodies to the SDK.
 func members(b []byte, out *[maxMembers]member) (int, bool) {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return 0, false
-	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return 0, skipSpace(b, i+1) == len(b)
-	}
 	n := 0
-	for {
-		if n == maxMembers || i >= len(b) || b[i] != '"' {
-			return 0, false
-		}
-		end := stringEnd(b, i)
-		if end < 0 {
-			return 0, false
-		}
-		key := b[i+1 : end-1]
-		if hasEscape(key) {
-			return 0, false
+	ok := jsonscan.EachMember(b, func(key, val []byte) bool {
+		if n == maxMembers {
+			return false
 		}
 		for _, m := range out[:n] {
 			if string(m.key) == string(key) {
-				return 0, false
+				return false
 			}
 		}
-		i = skipSpace(b, end)
-		if i >= len(b) || b[i] != ':' {
-			return 0, false
-		}
-		i = skipSpace(b, i+1)
-		vend := valueEnd(b, i)
-		if vend < 0 {
-			return 0, false
-		}
-		out[n] = member{key: key, value: b[i:vend]}
+		out[n] = member{key: key, value: val}
 		n++
-		i = skipSpace(b, vend)
-		if i >= len(b) {
-			return 0, false
-		}
-		switch b[i] {
-		case ',':
-			i = skipSpace(b, i+1)
-		case '}':
-			return n, skipSpace(b, i+1) == len(b)
-		default:
-			return 0, false
-		}
+		return true
+	})
+	if !ok {
+		return 0, false
 	}
+	return n, true
 }
 
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// stringEnd returns the index after the closing quote of the string that
-// starts at b[i], or -1.
-func stringEnd(b []byte, i int) int {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
-		}
-	}
-	return -1
-}
-
-func hasEscape(s []byte) bool {
-	for _, c := range s {
-		if c == '\\' {
-			return true
-		}
-	}
-	return false
-}
-
-// valueEnd returns the index after the JSON value that starts at b[i], or
-// -1. Since b is valid JSON, brackets only need counting outside strings.
-func valueEnd(b []byte, i int) int {
-	if i >= len(b) {
-		return -1
-	}
-	switch b[i] {
-	case '"':
-		return stringEnd(b, i)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				j = stringEnd(b, j) - 1
-				if j < 0 {
-					return -1
-				}
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return -1
-	default: // number, true, false, null
-		j := i
-		for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
-			j++
-		}
-		if j == i {
-			return -1
-		}
-		return j
-	}
-}
+func hasEscape(s []byte) bool { return bytes.IndexByte(s, '\\') >= 0 }

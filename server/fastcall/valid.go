@@ -1,6 +1,10 @@
 package fastcall
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/tridenttaxis/trident-mcp/internal/jsonscan"
+)
 
 // validJSON is json.Valid(b). Written by hand because json.Valid's scanner
 // calls a state function per byte: it was two thirds of encoding/json.Valid's
@@ -11,11 +15,11 @@ import "encoding/json"
 // json.Valid. FuzzValidJSON holds it to json.Valid.
 func validJSON(b []byte) bool {
 	v := validator{b: b}
-	i, ok := v.value(skipSpace(b, 0), 0)
+	i, ok := v.value(jsonscan.SkipSpace(b, 0), 0)
 	if v.deep {
 		return json.Valid(b)
 	}
-	return ok && skipSpace(b, i) == len(b)
+	return ok && jsonscan.SkipSpace(b, i) == len(b)
 }
 
 const maxValidDepth = 64
@@ -66,7 +70,7 @@ func (v *validator) container(i, depth int) (int, bool) {
 	if object {
 		closer = '}'
 	}
-	i = skipSpace(b, i+1)
+	i = jsonscan.SkipSpace(b, i+1)
 	if i < len(b) && b[i] == closer {
 		return i + 1, true
 	}
@@ -79,20 +83,20 @@ func (v *validator) container(i, depth int) (int, bool) {
 			if i, ok = v.str(i); !ok {
 				return 0, false
 			}
-			if i = skipSpace(b, i); i >= len(b) || b[i] != ':' {
+			if i = jsonscan.SkipSpace(b, i); i >= len(b) || b[i] != ':' {
 				return 0, false
 			}
-			i = skipSpace(b, i+1)
+			i = jsonscan.SkipSpace(b, i+1)
 		}
 		if i, ok = v.value(i, depth); !ok {
 			return 0, false
 		}
-		if i = skipSpace(b, i); i >= len(b) {
+		if i = jsonscan.SkipSpace(b, i); i >= len(b) {
 			return 0, false
 		}
 		switch b[i] {
 		case ',':
-			i = skipSpace(b, i+1)
+			i = jsonscan.SkipSpace(b, i+1)
 		case closer:
 			return i + 1, true
 		default:
