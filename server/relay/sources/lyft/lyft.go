@@ -276,10 +276,7 @@ func (c *Client) ETAs(ctx context.Context, req upstream.Request) (map[string]int
 // bearer returns a cached token, or fetches one under ctx; concurrent
 // callers share one fetch.
 func (c *Client) bearer(ctx context.Context) (string, error) {
-	c.mu.Lock()
-	token, until := c.token, c.until
-	c.mu.Unlock()
-	if token != "" && (until.IsZero() || c.now().Before(until)) {
+	if token, ok := c.cached(); ok {
 		return token, nil
 	}
 	// The shared fetch runs under the first caller's context. When that
@@ -287,7 +284,14 @@ func (c *Client) bearer(ctx context.Context) (string, error) {
 	// fetch once more under ours rather than fail for someone else's
 	// impatience.
 	for attempt := 0; ; attempt++ {
-		ch := c.fetch.DoChan("token", func() (any, error) { return c.fetchToken(ctx) })
+		ch := c.fetch.DoChan("token", func() (any, error) {
+			// A caller that found no token just before a shared fetch
+			// stored one would otherwise start a second fetch here.
+			if token, ok := c.cached(); ok {
+				return token, nil
+			}
+			return c.fetchToken(ctx)
+		})
 		select {
 		case r := <-ch:
 			if r.Err == nil {
@@ -302,6 +306,14 @@ func (c *Client) bearer(ctx context.Context) (string, error) {
 			return "", upstream.FromTransport(ctx, Provider, ctx.Err())
 		}
 	}
+}
+
+// cached returns the cached token while it is still to be used.
+func (c *Client) cached() (string, bool) {
+	c.mu.Lock()
+	token, until := c.token, c.until
+	c.mu.Unlock()
+	return token, token != "" && (until.IsZero() || c.now().Before(until))
 }
 
 func (c *Client) fetchToken(ctx context.Context) (string, error) {
