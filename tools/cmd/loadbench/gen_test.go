@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -85,7 +86,7 @@ func TestDriveCountsTheGeneratorsCost(t *testing.T) {
 	}))
 	defer srv.Close()
 	addr := strings.TrimPrefix(srv.URL, "http://")
-	l, err := drive(addr, newRequest(addr, "/mcp", requestBody, nil, wantInReply), 2, 100*time.Millisecond, 200*time.Millisecond)
+	l, err := drive(addr, 0, newRequest(addr, "/mcp", requestBody, nil, wantInReply), 2, 100*time.Millisecond, 200*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,5 +99,19 @@ func TestDriveCountsTheGeneratorsCost(t *testing.T) {
 	m := merge([]load{l, l})
 	if m.sent != 2*l.sent || m.genCPU != 2*l.genCPU || m.genPerRequest() != l.genPerRequest() {
 		t.Errorf("merge of two equal runs: sent %d, CPU %v; want %d and %v at the same cost per request", m.sent, m.genCPU, 2*l.sent, 2*l.genCPU)
+	}
+}
+
+// serverCPU reads a process's CPU from /proc as getrusage reports it for
+// the process itself, to the 10 ms of a clock tick.
+func TestServerCPUReadsProc(t *testing.T) {
+	for end := time.Now().Add(300 * time.Millisecond); time.Now().Before(end); {
+	}
+	proc, own := serverCPU(os.Getpid()), processCPU()
+	if proc < 250*time.Millisecond || proc > own+20*time.Millisecond || own-proc > 50*time.Millisecond {
+		t.Errorf("serverCPU of this process %v, getrusage %v; want both at least 250ms and within a few ticks", proc, own)
+	}
+	if got := serverCPU(0); got != 0 {
+		t.Errorf("serverCPU(0) = %v; want 0 (no process)", got)
 	}
 }

@@ -158,6 +158,14 @@ type target struct {
 	proc *exec.Cmd
 }
 
+// pid is the target's process id, or 0 when it is not a process of ours.
+func (t *target) pid() int {
+	if t.proc == nil || t.proc.Process == nil {
+		return 0
+	}
+	return t.proc.Process.Pid
+}
+
 func (t *target) stop() {
 	if t.proc != nil && t.proc.Process != nil {
 		t.proc.Process.Signal(syscall.SIGTERM)
@@ -235,7 +243,7 @@ func runFare(c config) error {
 		for round := range c.rounds {
 			for _, sl := range slots {
 				fmt.Fprintf(os.Stderr, "  %d conns, round %d: %s, %s mode\n", n, round+1, sl.target.name, sl.mode)
-				l, err := drive(sl.target.addr, sl.req, n, c.warm, c.dur)
+				l, err := drive(sl.target.addr, sl.target.pid(), sl.req, n, c.warm, c.dur)
 				if err != nil {
 					return fmt.Errorf("%s in %s mode at %d connections: %w", sl.target.name, sl.mode, n, err)
 				}

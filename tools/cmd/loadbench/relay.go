@@ -51,6 +51,7 @@ type relayServer struct {
 type relaySlot struct {
 	engine, tool string
 	addr         string
+	pid          int
 	req          request
 }
 
@@ -269,21 +270,21 @@ func runRelay(c *config, tmp string) (map[int]map[string]map[string]load, error)
 	results := map[int]map[string]map[string]load{}
 	for _, n := range c.conns {
 		// Fresh options for every connection count: they expire.
-		slots := []relaySlot{{engine: servers[0].engine, tool: "estimate_fare", addr: servers[0].t.addr, req: fare}}
+		slots := []relaySlot{{engine: servers[0].engine, tool: "estimate_fare", addr: servers[0].t.addr, pid: servers[0].t.pid(), req: fare}}
 		for _, sv := range servers {
 			reqs, err := relayRequests(sv.t.addr)
 			if err != nil {
 				return nil, fmt.Errorf("Relay on %s: %w", sv.engine, err)
 			}
 			for _, tool := range c.relayTools {
-				slots = append(slots, relaySlot{engine: sv.engine, tool: tool, addr: sv.t.addr, req: reqs[tool]})
+				slots = append(slots, relaySlot{engine: sv.engine, tool: tool, addr: sv.t.addr, pid: sv.t.pid(), req: reqs[tool]})
 			}
 		}
 		runs := make([][]load, len(slots))
 		for round := range c.relayRounds {
 			for i, sl := range slots {
 				fmt.Fprintf(os.Stderr, "  Relay, %d conns, round %d: %s on %s\n", n, round+1, sl.tool, sl.engine)
-				l, err := drive(sl.addr, sl.req, n, c.warm, c.relayDur)
+				l, err := drive(sl.addr, sl.pid, sl.req, n, c.warm, c.relayDur)
 				if err != nil {
 					return nil, fmt.Errorf("%s on %s at %d connections: %w", sl.tool, sl.engine, n, err)
 				}
@@ -306,15 +307,16 @@ func reportRelay(w io.Writer, c config, results map[int]map[string]map[string]lo
 	fmt.Fprintf(w, "\nRelay (/mcp/rides) beside estimate_fare (/mcp of the %s server), public mode, limits off; %d rounds of %v per tool and connection count\n",
 		c.relayEngines[0], c.relayRounds, c.relayDur)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "conns\tstore\ttool\treq/s\tp50\tp99\treq/s vs estimate_fare\t")
+	fmt.Fprintln(tw, "conns\tstore\ttool\treq/s\tp50\tp99\treq/s vs estimate_fare\tserver CPU/req\tCPU/req vs estimate_fare\t")
 	fareOf := func(n int) load { return results[n][c.relayEngines[0]]["estimate_fare"] }
 	for _, n := range c.conns {
 		fare := fareOf(n)
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%.0f\t%s\t%s\t%s\t\n", n, "-", "estimate_fare", fare.rps(), dur(fare.pct(0.5)), dur(fare.pct(0.99)), "1")
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%.0f\t%s\t%s\t%s\t%s\t%s\t\n", n, "-", "estimate_fare", fare.rps(), dur(fare.pct(0.5)), dur(fare.pct(0.99)), "1", durFine(fare.srvPerRequest()), "1")
 		for _, engine := range c.relayEngines {
 			for _, tool := range c.relayTools {
 				l := results[n][engine][tool]
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%.0f\t%s\t%s\t%.3f\t\n", n, engine, tool, l.rps(), dur(l.pct(0.5)), dur(l.pct(0.99)), l.rps()/fare.rps())
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%.0f\t%s\t%s\t%.3f\t%s\t%.1fx\t\n", n, engine, tool, l.rps(), dur(l.pct(0.5)), dur(l.pct(0.99)), l.rps()/fare.rps(),
+					durFine(l.srvPerRequest()), float64(l.srvPerRequest())/float64(fare.srvPerRequest()))
 			}
 		}
 	}

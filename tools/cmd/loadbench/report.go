@@ -17,7 +17,7 @@ const floorHeadroom = 3.0
 // ratios to the peer and the floor, and the targets.
 func report(w io.Writer, c config, results map[string]map[int]map[string]load) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "mode\tconns\ttarget\treq/s\tp50\tp99\treq/s vs peer\tp99 vs peer\treq/s vs floor\tgenerator CPU/req\t")
+	fmt.Fprintln(tw, "mode\tconns\ttarget\treq/s\tp50\tp99\treq/s vs peer\tp99 vs peer\treq/s vs floor\tgenerator CPU/req\tserver CPU/req\t")
 	var warnings []string
 	for _, mode := range c.modes {
 		for _, n := range c.conns {
@@ -34,7 +34,7 @@ func report(w io.Writer, c config, results map[string]map[int]map[string]load) {
 				if name != nameFloor {
 					vsFloor = fmt.Sprintf("%.3f", l.rps()/floor.rps())
 				}
-				fmt.Fprintf(tw, "%s\t%d\t%s\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t\n", mode, n, name, l.rps(), dur(l.pct(0.50)), dur(l.pct(0.99)), vsPeer, p99Peer, vsFloor, durFine(l.genPerRequest()))
+				fmt.Fprintf(tw, "%s\t%d\t%s\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", mode, n, name, l.rps(), dur(l.pct(0.50)), dur(l.pct(0.99)), vsPeer, p99Peer, vsFloor, durFine(l.genPerRequest()), durFine(l.srvPerRequest()))
 			}
 			// One connection is a ping-pong bound by round-trip latency, not
 			// by the generator's CPU, so the headroom check starts at two.
