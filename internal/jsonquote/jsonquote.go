@@ -80,11 +80,11 @@ func attentionHTML(x uint64) uint64 {
 // that a run between escapes costs no call (most runs in a JSON text are a
 // name or a short value, 5-10 bytes between quotes), and escapes a quote,
 // the commonest escape, without leaving the word loop. Before each escape
-// len(out)-n is made at least len(s)-i+room: the rest of s as it is, a word
-// stored past its end, and the longest escape of one byte (6 bytes); an
-// escape spends at most 5 of the slack, and the next one restores it. A
-// word stored whole never reaches past the result: the output so far is at
-// least as long as the input read, and the rest of the input will follow.
+// len(out)-n is made at least len(s)-i+room: the rest of s as it is, the
+// longest escape of one byte (6 bytes for 1) and the closing quote, with
+// slack; an escape spends at most 5 of it, and the next one restores it.
+// A word stored whole never reaches past the result: the output so far is
+// at least as long as the input read, and the rest of the input follows.
 func appendString(dst []byte, s string, html bool) []byte {
 	const room = 16
 	safe := &safeSet

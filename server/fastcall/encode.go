@@ -27,11 +27,11 @@ import (
 // unescaper finds no HTML escape to rewrite in the text: 244 µs to 27 µs
 // a reply in BenchmarkFastResultEncoding (server/mcphttp).
 //
-// The text is quoted (jsonquote.Append) and enc writes to buf without HTML
-// escaping, so the output differs from the SDK's in &<> (written as themselves, which the unescaping makes of the
-// SDK's \u0026, \u003c and \u003e) and in U+2028 and U+2029, which a
-// json.Marshaler's output keeps as they are without HTML escaping;
-// escapeSeparators makes up the second.
+// The text is quoted (jsonquote.Append) and enc writes to buf without
+// HTML escaping, so the output differs from the SDK's in &<> (written as
+// themselves, which the unescaping makes of the SDK's \u0026, \u003c and
+// \u003e) and in U+2028 and U+2029, which a json.Marshaler's output keeps
+// as they are without HTML escaping; escapeSeparators makes up the second.
 func appendResult(buf *bytes.Buffer, enc *json.Encoder, res *mcp.CallToolResult) bool {
 	if len(res.Meta) > 0 || res.Content == nil || res.InputRequests != nil || res.RequestState != "" {
 		return false
