@@ -138,14 +138,17 @@ func (w *writer) loop() {
 // looks for as long as a yield brings more. On a busy machine the callers
 // about to submit are runnable goroutines waiting for a processor, and the
 // writer, woken by the first job, would otherwise commit before they get
-// one: at 16 connections on two cores a batch averaged 3.5 searches, and a
-// commit's fsync and WAL frames (about 90 µs of a search's CPU) were shared
-// that thinly. Yielding lets them run first, which on an idle machine
-// costs nothing (a yield with nothing else runnable returns at once) and
-// under load made batches of 5 at 16 connections and 15–20 at 64, for
-// 13–45% more searches per second and a lower p99 (loadbench, search_rides
-// on SQLite, binaries alternated on a noisy 2-core VM). The yields end as
-// soon as one brings no job, and a batch never grows past maxBatch.
+// one: at 16 connections on two cores a batch averaged 3.5 searches, so
+// the writer, the one serial part of a search, spent its turns on many
+// small commits, each waiting out an fsync of its own while calls queued
+// behind it. Yielding lets them run first, which on an idle machine costs
+// nothing (a yield with nothing else runnable returns at once) and under
+// load made batches of 5 at 16 connections and 15–20 at 64, for 13–45%
+// more searches per second and a lower p99 (loadbench, search_rides on
+// SQLite, binaries alternated on a noisy 2-core VM). The server's CPU per
+// search stayed the same at 16 connections and fell by about a fifth at
+// 64. The yields end as soon as one brings no job, and a batch never grows
+// past maxBatch.
 func (w *writer) gather(batch []*writeJob) []*writeJob {
 	for len(batch) < maxBatch {
 		runtime.Gosched()
