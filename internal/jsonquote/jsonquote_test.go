@@ -190,50 +190,36 @@ func FuzzAppend(f *testing.F) {
 // BenchmarkQuoteSearchText quotes the text of a real search_rides result
 // (~8 KB of JSON) as the fast path writes it: encoding/json (an Encoder
 // with SetEscapeHTML(false), as appendResult used to) against Append.
-func BenchmarkQuoteSearchText(b *testing.B) {
-	text := searchText(b)
-	b.Run("encoding-json", func(b *testing.B) {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		b.SetBytes(int64(len(text)))
-		b.ReportAllocs()
-		for b.Loop() {
-			buf.Reset()
-			enc.Encode(text)
-		}
-	})
-	b.Run("jsonquote", func(b *testing.B) {
-		var buf []byte
-		b.SetBytes(int64(len(text)))
-		b.ReportAllocs()
-		for b.Loop() {
-			buf = Append(buf[:0], text)
-		}
-	})
-}
+func BenchmarkQuoteSearchText(b *testing.B) { benchQuote(b, searchText(b)) }
 
 // BenchmarkQuoteShort quotes a string of the size the other callers quote
 // (an error message, a tool name or argument of a request): the numbers
 // behind leaving them to encoding/json, inside whose reflection over the
 // value around them the quoting is a small part.
 func BenchmarkQuoteShort(b *testing.B) {
-	const msg = `Invalid params: pickup.latitude: must be between -90 and 90, got "91.5"`
+	benchQuote(b, `Invalid params: pickup.latitude: must be between -90 and 90, got "91.5"`)
+}
+
+// benchQuote quotes s with encoding/json (an Encoder with
+// SetEscapeHTML(false)) and with Append.
+func benchQuote(b *testing.B, s string) {
 	b.Run("encoding-json", func(b *testing.B) {
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
+		b.SetBytes(int64(len(s)))
 		b.ReportAllocs()
 		for b.Loop() {
 			buf.Reset()
-			enc.Encode(msg)
+			enc.Encode(s)
 		}
 	})
 	b.Run("jsonquote", func(b *testing.B) {
 		var buf []byte
+		b.SetBytes(int64(len(s)))
 		b.ReportAllocs()
 		for b.Loop() {
-			buf = Append(buf[:0], msg)
+			buf = Append(buf[:0], s)
 		}
 	})
 }

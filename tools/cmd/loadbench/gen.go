@@ -43,19 +43,17 @@ type load struct {
 }
 
 // genPerRequest is the generator's CPU per request.
-func (l load) genPerRequest() time.Duration {
-	if l.sent == 0 {
-		return 0
-	}
-	return l.genCPU / time.Duration(l.sent)
-}
+func (l load) genPerRequest() time.Duration { return l.perRequest(l.genCPU) }
 
 // srvPerRequest is the server's CPU per request.
-func (l load) srvPerRequest() time.Duration {
+func (l load) srvPerRequest() time.Duration { return l.perRequest(l.srvCPU) }
+
+// perRequest is cpu, spent over the whole run, per request sent in it.
+func (l load) perRequest(cpu time.Duration) time.Duration {
 	if l.sent == 0 {
 		return 0
 	}
-	return l.srvCPU / time.Duration(l.sent)
+	return cpu / time.Duration(l.sent)
 }
 
 func (l load) rps() float64 { return float64(l.requests) / l.elapsed.Seconds() }

@@ -50,8 +50,7 @@ type relayServer struct {
 // relaySlot is one tool (or estimate_fare) on one server.
 type relaySlot struct {
 	engine, tool string
-	addr         string
-	pid          int
+	t            *target
 	req          request
 }
 
@@ -270,21 +269,21 @@ func runRelay(c *config, tmp string) (map[int]map[string]map[string]load, error)
 	results := map[int]map[string]map[string]load{}
 	for _, n := range c.conns {
 		// Fresh options for every connection count: they expire.
-		slots := []relaySlot{{engine: servers[0].engine, tool: "estimate_fare", addr: servers[0].t.addr, pid: servers[0].t.pid(), req: fare}}
+		slots := []relaySlot{{engine: servers[0].engine, tool: "estimate_fare", t: servers[0].t, req: fare}}
 		for _, sv := range servers {
 			reqs, err := relayRequests(sv.t.addr)
 			if err != nil {
 				return nil, fmt.Errorf("Relay on %s: %w", sv.engine, err)
 			}
 			for _, tool := range c.relayTools {
-				slots = append(slots, relaySlot{engine: sv.engine, tool: tool, addr: sv.t.addr, pid: sv.t.pid(), req: reqs[tool]})
+				slots = append(slots, relaySlot{engine: sv.engine, tool: tool, t: sv.t, req: reqs[tool]})
 			}
 		}
 		runs := make([][]load, len(slots))
 		for round := range c.relayRounds {
 			for i, sl := range slots {
 				fmt.Fprintf(os.Stderr, "  Relay, %d conns, round %d: %s on %s\n", n, round+1, sl.tool, sl.engine)
-				l, err := drive(sl.addr, sl.pid, sl.req, n, c.warm, c.relayDur)
+				l, err := drive(sl.t.addr, sl.t.pid(), sl.req, n, c.warm, c.relayDur)
 				if err != nil {
 					return nil, fmt.Errorf("%s on %s at %d connections: %w", sl.tool, sl.engine, n, err)
 				}
