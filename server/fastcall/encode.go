@@ -6,6 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tridenttaxis/trident-mcp/internal/jsonenc"
 	"github.com/tridenttaxis/trident-mcp/internal/jsonquote"
 )
 
@@ -75,7 +76,13 @@ func appendResult(buf *bytes.Buffer, enc *json.Encoder, res *mcp.CallToolResult)
 				err = json.Compact(buf, v)
 			}
 		default:
-			if err = enc.Encode(v); err == nil {
+			// A contract type encodes itself, as enc would (generated
+			// AppendJSON: estimate_fare's output in 0.4 µs rather than
+			// 2.4, BenchmarkMarshalEstimateFare in internal/jsonenc);
+			// anything else, or a value its encoder refuses, goes to enc.
+			if b, ok := jsonenc.Append(buf.AvailableBuffer(), v); ok {
+				buf.Write(b)
+			} else if err = enc.Encode(v); err == nil {
 				buf.Truncate(buf.Len() - 1)
 			}
 		}
