@@ -10,8 +10,8 @@
 // Why by hand: encoding/json walks every value by reflection, and a Relay
 // search_rides result (~8 KB, six ride options) cost ~35 µs of a search's
 // CPU in a profile; Trident's estimate_fare output is on a request of ~38 µs
-// in all. The numbers of the generated encoders are in encode.gen.go's
-// generator (tools/cmd/gen-contracts/encgen.go).
+// in all. The generated encoders' numbers are in their generator's
+// comment (tools/cmd/gen-contracts/encgen.go).
 package jsonenc
 
 import (
