@@ -11,8 +11,13 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	tridentcontracts "github.com/tridenttaxis/trident-mcp/contracts/trident"
+	relaytypes "github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
+	tridenttypes "github.com/tridenttaxis/trident-mcp/gen/trident/mcptypes"
 	"github.com/tridenttaxis/trident-mcp/server/fastcall"
 )
+
+func ptr[T any](v T) *T { return &v }
 
 // serveResult is the reply the fast path writes through htmlUnescaper, as
 // serveMCP sends it, for a call whose tool answers res: with the
@@ -91,6 +96,14 @@ func fastEncodeCases() map[string]*mcp.CallToolResult {
 		"image":            {Content: []mcp.Content{&mcp.TextContent{Text: "a"}, &mcp.ImageContent{Data: []byte("<>"), MIMEType: "image/png"}}},
 		"result meta":      {Meta: mcp.Meta{"k": "&"}, Content: text("x")},
 		"request state":    {Content: text("x"), RequestState: "s&"},
+		// Contract types, which encode themselves (AppendJSON).
+		"estimate_fare": {Content: text("x"), StructuredContent: tridenttypes.EstimateFareOutput{FareGBP: 62.4, DistanceMiles: 1e-7, DurationSeconds: 1e21, Rate: "day",
+			TariffVersion: "a\u2028b\u2029 & <c> \xff \"\\", AppliedRules: []string{}, Alternatives: []tridenttypes.AlternativeQuote{{VehicleType: "mpv", FareGBP: math.Copysign(0, -1)}}}},
+		"estimate_fare nan":     {Content: text("x"), StructuredContent: tridenttypes.EstimateFareOutput{FareGBP: math.NaN()}},
+		"estimate_fare nil ptr": {Content: text("x"), StructuredContent: (*tridenttypes.EstimateFareOutput)(nil)},
+		"estimate_fare ptr":     {Content: text("x"), StructuredContent: &tridenttypes.EstimateFareOutput{Rate: "night\u2028"}},
+		"search_rides": {Content: text("x"), StructuredContent: relaytypes.SearchRidesResult{Status: "ok", Options: []relaytypes.RideOption{{Provider: "trident", Product: relaytypes.Product{Name: "<Saloon> & \u2029"}}},
+			ContinuationContext: relaytypes.ContinuationContext{Currency: ptr("GBP")}}},
 	} {
 		cases[name] = c
 	}
@@ -197,3 +210,40 @@ type discardWriter struct{ h http.Header }
 func (d *discardWriter) Header() http.Header         { return d.h }
 func (d *discardWriter) Write(p []byte) (int, error) { return len(p), nil }
 func (d *discardWriter) WriteHeader(int)             {}
+
+// BenchmarkFastEstimateFareEncoding: the reply to the estimate_fare
+// sample's call (its text and its EstimateFareOutput, a struct the tool
+// returns as structuredContent) written by the fast path through
+// htmlUnescaper.
+func BenchmarkFastEstimateFareEncoding(b *testing.B) {
+	raw, err := tridentcontracts.FS.ReadFile("samples/estimate_fare.success.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var s struct {
+		Response struct {
+			Result struct {
+				Content []struct {
+					Text string `json:"text"`
+				} `json:"content"`
+				StructuredContent tridenttypes.EstimateFareOutput `json:"structuredContent"`
+			} `json:"result"`
+		} `json:"response"`
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		b.Fatal(err)
+	}
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s.Response.Result.Content[0].Text}}, StructuredContent: s.Response.Result.StructuredContent}
+	h := fastcall.New(fastcall.Options{HTMLUnescaped: true, Tools: map[string]mcp.ToolHandler{
+		"t": func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return res, nil },
+	}})
+	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}`)
+	r := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+	w := &discardWriter{h: http.Header{}}
+	b.SetBytes(int64(len(serveResult(b, res, true))))
+	b.ReportAllocs()
+	for b.Loop() {
+		call, _ := h.Parse(r, body)
+		h.Serve(&htmlUnescaper{ResponseWriter: w}, r, call)
+	}
+}

@@ -9,19 +9,40 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
 	"github.com/tridenttaxis/trident-mcp/gen/relay/mcptypes"
+	"github.com/tridenttaxis/trident-mcp/internal/jsonenc"
 	"github.com/tridenttaxis/trident-mcp/server/auth"
 	"github.com/tridenttaxis/trident-mcp/server/mcphttp"
 )
 
 // marshal is JSON without HTML escaping: links keep their "&" readable in
-// the text block.
+// the text block. A contract type encodes itself (its generated
+// AppendJSON, the same bytes): the search_rides sample's result in 10.9 µs
+// rather than 36.7 (BenchmarkMarshal); anything else, or a value its
+// encoder refuses, goes through encoding/json, whose bytes and errors
+// these are.
 func marshal(v any) ([]byte, error) {
+	if _, ok := v.(jsonenc.Appender); ok {
+		p := scratch.Get().(*[]byte)
+		b, ok := jsonenc.Append((*p)[:0], v)
+		var out []byte
+		if ok {
+			out = bytes.Clone(b)
+			*p = b[:0]
+		}
+		if cap(*p) <= maxScratch {
+			scratch.Put(p)
+		}
+		if ok {
+			return out, nil
+		}
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -30,6 +51,14 @@ func marshal(v any) ([]byte, error) {
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
+
+// scratch holds marshal's encoding buffers, so that a result is written
+// into room it fits and then copied once: appended from nothing, the
+// search_rides sample's (~8 KB) grew through 15 arrays, 34 KB, which cost
+// as much as encoding it. A buffer grown past maxScratch is not kept.
+var scratch = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxScratch = 1 << 20
 
 // result is a tool's answer: structuredContent, and its JSON as text.
 func result(out any, isError bool) (*mcp.CallToolResult, error) {

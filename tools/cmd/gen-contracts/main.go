@@ -124,9 +124,14 @@ func run(set *contracts.Set, out string) error {
 	if err != nil {
 		return err
 	}
+	encoders, err := genEncoders(goTypes)
+	if err != nil {
+		return err
+	}
 	files := map[string][]byte{
-		"mcptypes/types.gen.go": goTypes,
-		"ts/mcp-tools.d.ts":     genDTS(m, tools, errs),
+		"mcptypes/types.gen.go":  goTypes,
+		"mcptypes/encode.gen.go": encoders,
+		"ts/mcp-tools.d.ts":      genDTS(m, tools, errs),
 	}
 	idx, err := genBundleIndex(m, tools)
 	if err != nil {
