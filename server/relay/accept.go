@@ -21,7 +21,7 @@ import (
 // ~45 µs are Validate, which reads every number into a math/big.Rat
 // through fmt, allocates a set of property names per object and builds
 // keyword locations with fmt for errors it may never report. The numbers
-// this bought are in decode's comment.
+// this bought are in inputSchema.validate's comment.
 //
 // It is built from the compiled schema itself, not from the schema's text,
 // so that it holds the values the validator holds: the same

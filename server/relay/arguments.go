@@ -163,6 +163,11 @@ func (in inputSchemas) decode(tool string, raw json.RawMessage, v any) *refusal 
 // validate is the input schema's Validate, skipped on arguments its
 // acceptor finds certainly valid: anything else (invalid, or unsure) is
 // validated in full, so that a refusal is the validator's, word for word.
+// BenchmarkDecode, medians of six on a shared 2-core machine (benchstat,
+// p=0.002): search_rides 27.0 → 13.1 µs CPU per call (176 → 40 allocs),
+// compare_rides with two options 328 → 106 µs, resolve_ride 187 → 79 µs,
+// get_ride_booking_handoff 169 → 75 µs; a refused call pays the acceptor
+// on top of the validator, within the noise (search_rides_invalid).
 func (s *inputSchema) validate(doc any) error {
 	if s.accept != nil && s.accept.check(doc) == valid {
 		return nil
