@@ -21,7 +21,14 @@ import (
 // date formats included) rather than Trident's Zod-worded subset, because
 // its refusal is an invalid_arguments result listing every offending field,
 // not a -32602 naming the first one.
-type inputSchemas map[string]*jsonschema.Schema
+type inputSchemas map[string]*inputSchema
+
+// An inputSchema is a tool's compiled input schema and, when every keyword
+// it uses is one the acceptor knows, its acceptor (nil otherwise).
+type inputSchema struct {
+	*jsonschema.Schema
+	accept *acceptor
+}
 
 func compileInputs(m *contracts.Manifest) (inputSchemas, error) {
 	out := inputSchemas{}
@@ -37,7 +44,10 @@ func compileInputs(m *contracts.Manifest) (inputSchemas, error) {
 		if err != nil {
 			return nil, fmt.Errorf("relay: %w", err)
 		}
-		out[t.Name] = s
+		// A schema without an acceptor is no error: its tool validates
+		// every call in full, as before there were acceptors.
+		a, _ := newAcceptor(s)
+		out[t.Name] = &inputSchema{Schema: s, accept: a}
 	}
 	return out, nil
 }
@@ -120,7 +130,7 @@ func (in inputSchemas) decode(tool string, raw json.RawMessage, v any) *refusal 
 	if at, ok := outOfRange(doc, ""); ok {
 		return invalidArguments(mcptypes.FieldProblem{Field: at, Reason: "number out of range"})
 	}
-	if err := in[tool].Validate(doc); err != nil {
+	if err := in[tool].validate(doc); err != nil {
 		var ve *jsonschema.ValidationError
 		if !errors.As(err, &ve) {
 			return invalidArguments(mcptypes.FieldProblem{Field: "", Reason: err.Error()})
@@ -148,6 +158,21 @@ func (in inputSchemas) decode(tool string, raw json.RawMessage, v any) *refusal 
 		return invalidArguments(mcptypes.FieldProblem{Field: "", Reason: err.Error()})
 	}
 	return nil
+}
+
+// validate is the input schema's Validate, skipped on arguments its
+// acceptor finds certainly valid: anything else (invalid, or unsure) is
+// validated in full, so that a refusal is the validator's, word for word.
+// BenchmarkDecode, medians of six on a shared 2-core machine (benchstat,
+// p=0.002): search_rides 27.0 → 13.1 µs CPU per call (176 → 40 allocs),
+// compare_rides with two options 328 → 106 µs, resolve_ride 187 → 79 µs,
+// get_ride_booking_handoff 169 → 75 µs; a refused call pays the acceptor
+// on top of the validator, within the noise (search_rides_invalid).
+func (s *inputSchema) validate(doc any) error {
+	if s.accept != nil && s.accept.check(doc) == valid {
+		return nil
+	}
+	return s.Validate(doc)
 }
 
 // membersOf counts the object members in a decoded JSON tree.

@@ -33,9 +33,11 @@ func inputsBefore(tb testing.TB) inputSchemas {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		if out[t.Name], err = draft2020.Compile(t.InputSchema, raw); err != nil {
+		s, err := draft2020.Compile(t.InputSchema, raw)
+		if err != nil {
 			tb.Fatal(err)
 		}
+		out[t.Name] = &inputSchema{Schema: s}
 	}
 	return out
 }
