@@ -110,7 +110,6 @@ func fastContent(span []byte) ([]Content, bool) {
 	return out, ok
 }
 
-
 // unquotePlain returns the value of the JSON string s (valid JSON, quotes
 // included) as encoding/json decodes it, when s is valid UTF-8 and its
 // escapes are the two-byte ones or \u escapes of characters outside the
