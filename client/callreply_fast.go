@@ -26,8 +26,9 @@ import (
 // quotes) through the reflective decoder's string unquoting; here the
 // check is one loop without a function call per byte, and only
 // structuredContent, which out needs, goes through encoding/json
-// (BenchmarkDecodeCallReply: see the commit and evidence notes for the
-// numbers this was measured with).
+// ([decodeStrict]). BenchmarkDecodeCallReply/one-pass: 25.0 µs, 53
+// allocations then; 15.5 µs, 48 now; BenchmarkEstimateFareInProcess, with
+// the server's reading of alternativeVehicleTypes: 68.7 µs then, 45.5 now.
 func fastCallReply(raw []byte, id json.RawMessage, l replyLayout, into *callResult) (*frame, bool) {
 	if !validJSON(raw) {
 		return nil, false
