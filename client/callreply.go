@@ -71,13 +71,23 @@ func decodeCallReply(raw []byte, id json.RawMessage, into *callResult) (*frame, 
 	if !ok {
 		return nil, false
 	}
+	if f, ok := fastCallReply(raw, id, l, into); ok {
+		return f, true
+	}
+	return unmarshalCallReply(raw, id, l, into)
+}
+
+// unmarshalCallReply is [decodeCallReply] by one json.Unmarshal of the
+// whole reply, for the replies [fastCallReply] is not sure of (and the
+// reference it is tested against).
+func unmarshalCallReply(raw []byte, id json.RawMessage, l replyLayout, into *callResult) (*frame, bool) {
 	res := callReplyResult{StructuredContent: &skipped{}}
 	direct := l.structured != nil && string(l.structured) != "null" && (l.isError == nil || string(l.isError) == "false") && zeroPointee(into.out)
 	if direct {
 		res.StructuredContent = into.out
 	}
 	r := callReply{Result: &res}
-	ok = json.Unmarshal(raw, &r) == nil && r.Error == nil && r.Result == &res && sameID(r.ID, id)
+	ok := json.Unmarshal(raw, &r) == nil && r.Error == nil && r.Result == &res && sameID(r.ID, id)
 	var content []Content
 	if ok {
 		content, ok = contentOf(res.Content, l.content)
@@ -130,6 +140,14 @@ func zeroPointee(out any) bool {
 // encoding/json would take them, nil when absent.
 type replyLayout struct {
 	content, structured, isError []byte
+
+	// What [fastCallReply] reads besides, found in the same walk: the
+	// values of the envelope's id, method and error and of the result's
+	// _meta, and odd when one of those (or params) is named twice or in
+	// another case, or params is given at all, which the fast path leaves
+	// to encoding/json.
+	id, method, rpcError, meta []byte
+	odd                        bool
 }
 
 // callReplyLayout finds the layout of a reply's result, with ok false where
@@ -143,15 +161,24 @@ type replyLayout struct {
 // once json.Unmarshal has accepted raw.
 func callReplyLayout(raw []byte) (l replyLayout, ok bool) {
 	var result []byte
+	var params []byte
 	ok = jsonscan.EachMember(raw, func(key, val []byte) bool {
+		if !member(key, val, "id", &l.id) || !member(key, val, "method", &l.method) ||
+			!member(key, val, "params", &params) || !member(key, val, "error", &l.rpcError) {
+			l.odd = true
+		}
 		return member(key, val, "result", &result)
 	})
 	if !ok || result == nil {
 		return l, false
 	}
 	ok = jsonscan.EachMember(result, func(key, val []byte) bool {
+		if !member(key, val, "_meta", &l.meta) {
+			l.odd = true
+		}
 		return member(key, val, "content", &l.content) && member(key, val, "structuredContent", &l.structured) && member(key, val, "isError", &l.isError)
 	})
+	l.odd = l.odd || params != nil
 	return l, ok
 }
 

@@ -198,6 +198,17 @@ func BenchmarkDecodeCallReply(b *testing.B) {
 			}
 		}
 	})
+	b.Run("unmarshal", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var out mcptypes.EstimateFareOutput
+			call := callResult{out: &out}
+			l, _ := callReplyLayout(raw)
+			if _, ok := unmarshalCallReply(raw, id, l, &call); !ok || !call.decoded {
+				b.Fatal("not decoded")
+			}
+		}
+	})
 	b.Run("one-pass", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {

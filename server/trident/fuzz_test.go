@@ -86,6 +86,23 @@ func BenchmarkEstimateFare(b *testing.B) {
 	}
 }
 
+// BenchmarkEstimateFareAlternatives is the call Relay's Trident source
+// makes once per search: the places as "lat,lng" pairs and every other
+// vehicle class named in alternativeVehicleTypes.
+func BenchmarkEstimateFareAlternatives(b *testing.B) {
+	h := newServer(b, nil).Handler()
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"estimate_fare","arguments":{"pickup":"56.00416,-4.73253","dropoff":"55.8719,-4.43306","vehicleType":"saloon","alternativeVehicleTypes":["estate","executive","luxury","mpv","wav"]}}}`
+	headers := kit.Headers()
+	b.ReportAllocs()
+	b.ResetTimer()
+	call := benchCall(h, body, headers)
+	for b.Loop() {
+		if rec := call(); rec.code != 200 || !bytes.Contains(rec.body.Bytes(), []byte(`"vehicleType":"wav"`)) {
+			b.Fatalf("unexpected reply %d %s", rec.code, rec.body.Bytes())
+		}
+	}
+}
+
 // BenchmarkEstimateFareCoordinates is the call as Relay sends it: the
 // places as "lat,lng" pairs (Helensburgh Central to Glasgow Airport).
 func BenchmarkEstimateFareCoordinates(b *testing.B) {

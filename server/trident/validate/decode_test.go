@@ -49,6 +49,22 @@ type (
 		MeetAndGreet *bool   `json:"meetAndGreet"`
 		VehicleType  string  `json:"vehicleType"`
 		Unrelated    string  `json:"passengers"`
+		// A slice json.Unmarshal reuses the array of: left to it.
+		AlternativeVehicleTypes []string `json:"alternativeVehicleTypes"`
+	}
+	stringsField struct {
+		Pickup                  string    `json:"pickup"`
+		Dropoff                 string    `json:"dropoff"`
+		AlternativeVehicleTypes *[]string `json:"alternativeVehicleTypes"`
+	}
+	textItems struct {
+		AlternativeVehicleTypes []textual `json:"alternativeVehicleTypes"`
+	}
+	stringArray struct {
+		AlternativeVehicleTypes [2]string `json:"alternativeVehicleTypes"`
+	}
+	scalarForArray struct {
+		AlternativeVehicleTypes string `json:"alternativeVehicleTypes"`
 	}
 	oddTag struct {
 		Pickup string `json:"pick'up"`
@@ -65,7 +81,8 @@ func newTargets() []any {
 	return []any{
 		new(mcptypes.EstimateFareInput), new(mcptypes.StartBookingInput), new(mcptypes.GetServiceInfoInput),
 		new(caseApart), new(quoted), new(numberField), new(textField), new(intField), new(embedded), new(hidden),
-		&prefilled{Pickup: &s, MeetAndGreet: &tr}, new(oddTag), new(map[string]any), new(string),
+		&prefilled{Pickup: &s, MeetAndGreet: &tr}, &prefilled{AlternativeVehicleTypes: []string{"x", "y", "z"}}, new(oddTag), new(map[string]any), new(string),
+		new(stringsField), new(textItems), new(stringArray), new(scalarForArray),
 	}
 }
 
@@ -94,6 +111,30 @@ func decodeArgs(rng *rand.Rand, n int) []string {
 		case 2:
 			add("meetAndGreet", `"yes"`)
 		}
+		if rng.IntN(2) == 0 {
+			var items []string
+			classes := []string{"saloon", "estate", "executive", "luxury", "5seater", "6seater", "7seater", "mpv", "wav"}
+			for range rng.IntN(11) {
+				c := classes[rng.IntN(len(classes))]
+				if rng.IntN(30) == 0 {
+					c = "limo"
+				}
+				items = append(items, `"`+c+`"`)
+			}
+			sep := []string{",", " , ", ",\n"}[rng.IntN(3)]
+			switch rng.IntN(8) {
+			case 0:
+				add("alternativeVehicleTypes", `"saloon"`)
+			case 1:
+				add("alternativeVehicleTypes", `["saloon",true]`)
+			case 2:
+				add("alternativeVehicleTypes", `["sal\u006fon"]`)
+			case 3:
+				add("alternativeVehicleTypes", `[["saloon"]]`)
+			default:
+				add("alternativeVehicleTypes", "[ "+strings.Join(items, sep)+" ]")
+			}
+		}
 		switch rng.IntN(4) {
 		case 0:
 			add("departAt", `"2025-12-25T10:00:00Z"`)
@@ -114,22 +155,25 @@ func TestDecodeNormal(t *testing.T) {
 	schemas := contractSchemas(t)
 	rng := rand.New(rand.NewPCG(9, 2026))
 	decoded := map[string]int{} // by target type, the decodings that set a field
-	for _, args := range decodeArgs(rng, 3000) {
+	for _, args := range decodeArgs(rng, 5000) {
 		for _, s := range schemas {
 			for i, got := range newTargets() {
 				zero := reflect.ValueOf(got).Elem().Interface()
 				if decodeOnce(t, s, args, got, newTargets()[i]) && !reflect.DeepEqual(reflect.ValueOf(got).Elem().Interface(), zero) {
 					decoded[reflect.TypeOf(got).String()]++
+					if in, ok := got.(*mcptypes.EstimateFareInput); ok && len(in.AlternativeVehicleTypes) > 0 {
+						decoded["alternatives"]++
+					}
 				}
 			}
 		}
 	}
-	for _, typ := range []string{"*mcptypes.EstimateFareInput", "*mcptypes.StartBookingInput", "*validate.prefilled"} {
+	for _, typ := range []string{"*mcptypes.EstimateFareInput", "*mcptypes.StartBookingInput", "*validate.prefilled", "*validate.stringsField", "alternatives"} {
 		if decoded[typ] < 100 {
 			t.Errorf("%s decoded %d times: the test does not exercise it (%v)", typ, decoded[typ], decoded)
 		}
 	}
-	for _, typ := range []string{"*validate.caseApart", "*validate.quoted", "*validate.numberField", "*validate.textField", "*validate.embedded", "*validate.hidden", "*validate.oddTag", "*map[string]interface {}", "*string"} {
+	for _, typ := range []string{"*validate.caseApart", "*validate.quoted", "*validate.numberField", "*validate.textField", "*validate.embedded", "*validate.hidden", "*validate.oddTag", "*map[string]interface {}", "*string", "*validate.textItems", "*validate.stringArray", "*validate.scalarForArray"} {
 		if decoded[typ] > 0 {
 			t.Errorf("%s decoded by DecodeNormal %d times, which should leave it to json.Unmarshal", typ, decoded[typ])
 		}

@@ -10,7 +10,8 @@ import (
 // an object) pass the schema and are already their normal form, so that
 // [Schema.Validate] may return them as given. It answers only for the
 // common call: a flat object of the root's own properties, each at most
-// once, whose values are strings without escapes or booleans, with every
+// once, whose values are strings without escapes, booleans or arrays of
+// such strings (estimate_fare's alternativeVehicleTypes), with every
 // required and every defaulted property present. Anything else, valid or
 // not, it leaves to the general check (false), which words the errors: so
 // it never has to, and a true from it is always what the general check
@@ -23,12 +24,23 @@ func (s *Schema) alreadyNormal(args []byte) bool {
 
 // plainMember is one property of arguments [Schema.alreadyNormal] accepts:
 // the root property it gives and its value, a string's contents (unquoted;
-// it has no escape) or the literal true or false.
+// it has no escape), the literal true or false, or an array of strings
+// with no escape (its bytes from '[' to ']', and how many there are).
 type plainMember struct {
 	prop  int
 	value []byte
-	str   bool // value is a string's contents, else a boolean literal
+	kind  plainKind
+	items int // for plainStrings: the number of strings
 }
+
+// plainKind is the kind of a [plainMember]'s value.
+type plainKind uint8
+
+const (
+	plainBool plainKind = iota
+	plainStr
+	plainStrings
+)
 
 // plainMembers is [Schema.alreadyNormal], which also lists the members, in
 // the order given. It reads args as JSON itself, strictly (a byte sequence
@@ -62,7 +74,17 @@ func (s *Schema) plainMembers(args []byte, out *[64]plainMember) (int, bool) {
 				return 0, false
 			}
 			m := plainMember{prop: i}
-			if m.value, m.str, b, ok = root.props[i].n.plainScalarOK(skipSpace(rest[1:])); !ok {
+			if v := skipSpace(rest[1:]); len(v) > 0 && v[0] == '[' {
+				m.kind = plainStrings
+				m.value, m.items, b, ok = root.props[i].n.plainStringsOK(v)
+			} else {
+				var str bool
+				m.value, str, b, ok = root.props[i].n.plainScalarOK(v)
+				if str {
+					m.kind = plainStr
+				}
+			}
+			if !ok {
 				return 0, false
 			}
 			out[n] = m
@@ -130,6 +152,64 @@ func (n *node) plainScalarOK(b []byte) (value []byte, str bool, rest []byte, ok 
 		return b[:len(lit)], false, b[len(lit):], true
 	}
 	return nil, false, nil, false
+}
+
+// plainStringsOK checks the array at the start of b against n as
+// [node.check] does when each item is a string with no escape, and returns
+// it (from '[' to ']'), its length and what follows it; false for any other
+// array, any failure, and JSON that is not valid. Such an array check
+// returns unchanged: items that are strings are kept as they are, and the
+// array has no enum or const to compare (those it leaves to the general
+// check), so the arguments stay their normal form.
+func (n *node) plainStringsOK(b []byte) (value []byte, count int, rest []byte, ok bool) {
+	if n.constVal != nil || len(n.enum) > 0 || !typeAllows(n.types, "array") {
+		return nil, 0, nil, false
+	}
+	items := n.items
+	if items == nil {
+		items = &node{} // no items keyword: any item passes, as it is
+	}
+	r := skipSpace(b[1:])
+	if len(r) > 0 && r[0] == ']' {
+		r = r[1:]
+	} else {
+		for {
+			_, str, after, ok := items.plainScalarOK(r)
+			if !ok || !str {
+				return nil, 0, nil, false
+			}
+			count++
+			if r = skipSpace(after); len(r) == 0 {
+				return nil, 0, nil, false
+			}
+			if r[0] == ']' {
+				r = r[1:]
+				break
+			}
+			if r[0] != ',' {
+				return nil, 0, nil, false
+			}
+			r = skipSpace(r[1:])
+		}
+	}
+	if n.minItems != nil && count < *n.minItems || n.maxItems != nil && count > *n.maxItems {
+		return nil, 0, nil, false
+	}
+	return b[:len(b)-len(r)], count, r, true
+}
+
+// eachPlainString calls f with the contents of each string of an array
+// [node.plainStringsOK] accepted.
+func eachPlainString(arr []byte, f func([]byte)) {
+	r := skipSpace(arr[1:])
+	for len(r) > 0 && r[0] == '"' {
+		raw, rest, _ := strictString(r)
+		f(raw)
+		r = skipSpace(rest)
+		if len(r) > 0 && r[0] == ',' {
+			r = skipSpace(r[1:])
+		}
+	}
 }
 
 // typeAllows reports whether a value of JSON type got passes types.

@@ -21,6 +21,9 @@ func FuzzAlreadyNormal(f *testing.F) {
 		`{"pickup":"abc","dropoff":"def","extra":"x"}`,
 		`{"pickup":"a\"bc","dropoff":"def"}`,
 		`{"pickup":true,"dropoff":"def"}`, `{}`, `{"pickup":null}`, `[]`,
+		`{"pickup":"abc","dropoff":"def","vehicleType":"mpv","meetAndGreet":true,"alternativeVehicleTypes":["saloon","wav"]}`,
+		`{"pickup":"abc","dropoff":"def","vehicleType":"mpv","meetAndGreet":true,"alternativeVehicleTypes":["saloon","limo"]}`,
+		`{"pickup":"abc","dropoff":"def","vehicleType":"mpv","meetAndGreet":true,"alternativeVehicleTypes":[]}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -69,6 +72,11 @@ func TestAlreadyNormalTakesTheCommonCall(t *testing.T) {
 		`{"pickup":"abc","dropoff":"def","extra":"x"}`:                                                                        false, // dropped: not the normal form
 		`{"pickup":"abc","dropoff":"def","pickup":"ghi"}`:                                                                     false,
 		`{"pickup":"abc"}`: false,
+		`{"pickup":"abc","dropoff":"def","vehicleType":"mpv","meetAndGreet":true,"alternativeVehicleTypes":["saloon","wav","saloon"]}`:                                     true,  // a class named twice is priced twice
+		`{"pickup":"abc","dropoff":"def","vehicleType":"mpv","meetAndGreet":true,"alternativeVehicleTypes":[ ]}`:                                                           false, // minItems: the general check words it
+		`{"pickup":"abc","dropoff":"def","vehicleType":"mpv","meetAndGreet":true,"alternativeVehicleTypes":["limo"]}`:                                                      false,
+		`{"pickup":"abc","dropoff":"def","vehicleType":"mpv","meetAndGreet":true,"alternativeVehicleTypes":["wav","wav","wav","wav","wav","wav","wav","wav","wav","wav"]}`: false, // maxItems
+		`{"pickup":"abc","dropoff":"def","vehicleType":"mpv","meetAndGreet":true,"alternativeVehicleTypes":["w\u0061v"]}`:                                                  false,
 	} {
 		if got := s.alreadyNormal([]byte(args)); got != want {
 			t.Errorf("alreadyNormal(%s) = %v, want %v", args, got, want)

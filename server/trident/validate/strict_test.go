@@ -111,6 +111,9 @@ var strictSeeds = []string{
 	`{"pickup":"abc","dropoff":"def","vehicleType":"saloon"}x`, `{"pickup":"abc","dropoff":"def","vehicleType":"saloon"`,
 	`{"pickup":"abc","dropoff":"def","vehicleType":"saloon",}`, `{,"pickup":"abc"}`, `{}`, `{`, `{ }`, `{"`, `{"pickup`, `{"pickup"`,
 	`{"pickup":`, `{"pickup":"abc"`, `{"pickup":"abc",`, `{}}`, `{} `, "{}\u00a0",
+	`{"pickup":"Helensburgh Central Station","dropoff":"Glasgow Airport","vehicleType":"executive","meetAndGreet":false,"alternativeVehicleTypes":["saloon","estate","executive","luxury","5seater","6seater","7seater","mpv","wav"]}`,
+	`{"pickup":"abc","dropoff":"def","vehicleType":"saloon","meetAndGreet":true,"alternativeVehicleTypes":[ "mpv" , "wav" ]}`,
+	`{"pickup":"abc","dropoff":"def","vehicleType":"saloon","meetAndGreet":true,"alternativeVehicleTypes":[]}`,
 }
 
 // TestStrictReadingAnswersAsBefore: over the seeds and many mutations of
@@ -125,7 +128,7 @@ func TestStrictReadingAnswersAsBefore(t *testing.T) {
 	check := func(args []byte) {
 		for i, s := range schemas {
 			got, want := s.alreadyNormal(args), s.alreadyNormalBefore(args)
-			if got != want {
+			if got != want && !acceptsArray(got, want, args) {
 				t.Fatalf("schema %d: alreadyNormal(%q) = %v, before %v", i, args, got, want)
 			}
 			if got {
@@ -167,11 +170,19 @@ func FuzzStrictReading(f *testing.F) {
 	schemas := contractSchemas(f)
 	f.Fuzz(func(t *testing.T, args []byte) {
 		for i, s := range schemas {
-			if got, want := s.alreadyNormal(args), s.alreadyNormalBefore(args); got != want {
+			if got, want := s.alreadyNormal(args), s.alreadyNormalBefore(args); got != want && !acceptsArray(got, want, args) {
 				t.Fatalf("schema %d: alreadyNormal(%q) = %v, before %v", i, args, got, want)
 			}
 		}
 	})
+}
+
+// acceptsArray reports whether the strict reading's accepting what the
+// loose one refused is its reading arrays of strings, which the loose one
+// never did: valid JSON with an array in it (FuzzAlreadyNormal and
+// TestDecodeNormal hold the array's acceptance to the general check).
+func acceptsArray(got, want bool, args []byte) bool {
+	return got && !want && json.Valid(args) && bytes.IndexByte(args, '[') >= 0
 }
 
 // contractSchemas compiles the three tools' input schemas.
