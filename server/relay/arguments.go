@@ -313,13 +313,22 @@ func outOfRange(doc any, at string) (string, bool) {
 // pointerEscaper escapes a member name as a JSON pointer token (RFC 6901).
 var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
-// beyondFloat64 reports whether the number literal s overflows float64 or,
-// not being zero, reads as 0. strconv is fast whatever the exponent.
+// beyondFloat64 reports whether the number literal s overflows float64,
+// or, not being zero, reads as 0, or has an exponent beyond int64: the
+// validator reads numbers with math/big, which cannot read such an
+// exponent even of a zero, and 0E10000000000000000000 made it panic (an
+// internal error for the caller, where a refusal says what is wrong).
+// strconv is fast whatever the exponent.
 func beyondFloat64(s string) bool {
 	f, err := strconv.ParseFloat(s, 64)
 	if errors.Is(err, strconv.ErrRange) {
 		return true
 	}
-	mantissa, _, _ := strings.Cut(strings.ToLower(s), "e")
+	mantissa, exponent, hasExponent := strings.Cut(strings.ToLower(s), "e")
+	if hasExponent {
+		if _, err := strconv.ParseInt(exponent, 10, 64); err != nil {
+			return true
+		}
+	}
 	return f == 0 && strings.ContainsAny(mantissa, "123456789")
 }

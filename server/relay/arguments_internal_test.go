@@ -22,6 +22,10 @@ func TestOutOfRange(t *testing.T) {
 		`{"a/b":{"c~":-1e99999999999}}`: {"/a~1b/c~0", true},
 		`[1e-400]`:                      {"/0", true},
 		`-0.0001e-99999999999`:          {"", true},
+		// A zero whose exponent math/big cannot read.
+		`{"z":[0E10000000000000000000]}`: {"/z/0", true},
+		`-0e-9223372036854775809`:        {"", true},
+		`0e+9223372036854775807`:         {},
 	} {
 		dec := json.NewDecoder(bytes.NewReader([]byte(doc)))
 		dec.UseNumber()

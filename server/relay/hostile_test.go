@@ -159,10 +159,12 @@ func want(t *testing.T, name string, r reply, status string) {
 // Infinity; 1e999 and -1e400 are valid JSON numbers that overflow float64,
 // which the input schema's range refuses like any other out-of-range value;
 // 1e-99999999999 underflows it (the validator cannot read its exponent),
-// and is refused as out of range too; 0e99999999999 is zero.
+// and is refused as out of range too; 0e99999999999 is zero, but
+// 0E10000000000000000000, whose exponent is beyond int64, is refused (the
+// validator panicked on it).
 func TestHostileCoordinates(t *testing.T) {
 	h := newHostileRelay(t)
-	for _, lat := range []string{"91", "-90.0000001", "1e999", "-1e400", "1e99999999999", "1e-99999999999", "-1e-99999999999e", `"56.0"`, `"NaN"`, `"Infinity"`, "null", "true", "[56]", `{}`} {
+	for _, lat := range []string{"91", "-90.0000001", "1e999", "-1e400", "1e99999999999", "1e-99999999999", "-1e-99999999999e", "0E10000000000000000000", "-0e-10000000000000000000", `"56.0"`, `"NaN"`, `"Infinity"`, "null", "true", "[56]", `{}`} {
 		args := strings.Replace(validSearch, fmt.Sprintf(`"latitude":%v`, helensburgh.Latitude), `"latitude":`+lat, 1)
 		r := post(t, h.url, h.hc, mcptypes.ToolSearchRides, []byte(args))
 		switch {
