@@ -7,8 +7,9 @@
 // json.RawMessage) or hide what these callers must see, a name given twice
 // or spelled with an escape.
 //
-// Nothing here validates: on invalid JSON the functions never read out of
-// bounds, and what they report is to be trusted only for valid JSON.
+// Nothing here but [Valid] validates: on invalid JSON the other functions
+// never read out of bounds, and what they report is to be trusted only for
+// valid JSON.
 package jsonscan
 
 import "bytes"

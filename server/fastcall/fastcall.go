@@ -12,6 +12,8 @@ import (
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tridenttaxis/trident-mcp/internal/jsonscan"
 )
 
 const methodCallTool = "tools/call"
@@ -119,7 +121,7 @@ func (c *Call) Tool() string { return c.params.Name }
 // Everything else is the SDK's. The body is read once, in place: the
 // arguments the tool gets are a slice of it.
 func (h *Handler) Parse(r *http.Request, body []byte) (*Call, bool) {
-	if r.Method != http.MethodPost || !h.headersOK(r.Header) || !validJSON(body) {
+	if r.Method != http.MethodPost || !h.headersOK(r.Header) || !jsonscan.Valid(body) {
 		return nil, false
 	}
 	var env [maxMembers]member

@@ -7,7 +7,7 @@ import (
 )
 
 // The envelope of a call is split into raw members of JSON text already
-// judged valid (validJSON) with [jsonscan.EachMember], without allocating,
+// judged valid ([jsonscan.Valid]) with [jsonscan.EachMember], without allocating,
 // so that it is read once; the fast path must also see a duplicate or
 // escaped name, to leave such bodies to the go-sdk.
 

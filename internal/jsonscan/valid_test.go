@@ -1,4 +1,4 @@
-package fastcall
+package jsonscan
 
 import (
 	"encoding/json"
@@ -20,7 +20,7 @@ var validSeeds = []string{
 }
 
 // TestValidJSONMatchesStdlib: over the seeds and many mutations of them,
-// validJSON answers as json.Valid.
+// Valid answers as json.Valid.
 func TestValidJSONMatchesStdlib(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 2026))
 	alphabet := []byte("{}[]:,\" \t\n\r\\/bfnrtu0123456789abcdefABCDEF-+.eEtruefalsenull\x00\x1f\x7f\xff")
@@ -45,8 +45,8 @@ func TestValidJSONMatchesStdlib(t *testing.T) {
 					}
 				}
 			}
-			if got, want := validJSON(b), json.Valid(b); got != want {
-				t.Fatalf("validJSON(%q) = %v, json.Valid %v", b, got, want)
+			if got, want := Valid(b), json.Valid(b); got != want {
+				t.Fatalf("Valid(%q) = %v, json.Valid %v", b, got, want)
 			} else if got {
 				valid++
 			}
@@ -62,17 +62,17 @@ func FuzzValidJSON(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if got, want := validJSON(b), json.Valid(b); got != want {
-			t.Fatalf("validJSON(%q) = %v, json.Valid %v", b, got, want)
+		if got, want := Valid(b), json.Valid(b); got != want {
+			t.Fatalf("Valid(%q) = %v, json.Valid %v", b, got, want)
 		}
 	})
 }
 
 func BenchmarkValidJSON(b *testing.B) {
 	body := []byte(validSeeds[0])
-	b.Run("validJSON", func(b *testing.B) {
+	b.Run("Valid", func(b *testing.B) {
 		for b.Loop() {
-			validJSON(body)
+			Valid(body)
 		}
 	})
 	b.Run("json.Valid", func(b *testing.B) {
