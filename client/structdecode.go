@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode"
 
 	"github.com/tridenttaxis/trident-mcp/internal/jsonscan"
+	"github.com/tridenttaxis/trident-mcp/internal/jsontag"
 )
 
 // decodeStrict decodes the JSON value b, which the caller has checked to be
@@ -108,7 +108,7 @@ func buildDecoder(t reflect.Type, building map[reflect.Type]*typeDecoder) *typeD
 				continue
 			}
 			name, opts, _ := strings.Cut(tag, ",")
-			if !plainTag(name) || strings.Contains(","+opts+",", ",string,") {
+			if name != "" && !jsontag.ValidName(name) || strings.Contains(","+opts+",", ",string,") {
 				return nil
 			}
 			if name == "" {
@@ -132,17 +132,6 @@ func buildDecoder(t reflect.Type, building map[reflect.Type]*typeDecoder) *typeD
 		return nil
 	}
 	return d
-}
-
-// plainTag reports whether encoding/json takes a json tag's name as it is
-// written (its isValidTag).
-func plainTag(name string) bool {
-	for _, c := range name {
-		if !unicode.IsLetter(c) && !unicode.IsDigit(c) && !strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c) {
-			return false
-		}
-	}
-	return true
 }
 
 // decode decodes b (valid JSON) into v, a zero value of d's type.

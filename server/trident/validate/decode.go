@@ -6,7 +6,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"strings"
-	"unicode"
+
+	"github.com/tridenttaxis/trident-mcp/internal/jsontag"
 )
 
 // DecodeNormal decodes args into v, a pointer to a tool's input struct,
@@ -146,7 +147,7 @@ func (s *Schema) newPlan(t reflect.Type) *decodePlan {
 			continue
 		}
 		name, opts, _ := strings.Cut(tag, ",")
-		if !plainTagName(name) {
+		if name != "" && !jsontag.ValidName(name) {
 			return nil // a name json.Unmarshal replaces by the field's: not repeated here
 		}
 		if name == "" {
@@ -195,15 +196,4 @@ func (s *Schema) newPlan(t reflect.Type) *decodePlan {
 		p.slots[i] = sl
 	}
 	return p
-}
-
-// plainTagName reports whether json.Unmarshal takes a json tag's name as
-// it is written: letters, digits and the punctuation its isValidTag allows.
-func plainTagName(name string) bool {
-	for _, c := range name {
-		if !unicode.IsLetter(c) && !unicode.IsDigit(c) && !strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c) {
-			return false
-		}
-	}
-	return true
 }

@@ -10,7 +10,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"unicode"
+
+	"github.com/tridenttaxis/trident-mcp/internal/jsontag"
 )
 
 // genEncoders writes encode.gen.go for the package whose source is types
@@ -244,7 +245,7 @@ func (g *encGen) fields(name string, st *ast.StructType) ([]field, error) {
 				continue
 			}
 			key, opts, _ := strings.Cut(tag, ",")
-			if !validTag(key) {
+			if !jsontag.ValidName(key) {
 				key = n.Name
 			}
 			fl := field{goName: n.Name, key: key, typ: f.Type}
@@ -267,22 +268,6 @@ func (g *encGen) fields(name string, st *ast.StructType) ([]field, error) {
 		}
 	}
 	return out, nil
-}
-
-// validTag is encoding/json's isValidTag: a name it would ignore for the
-// Go field's.
-func validTag(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range s {
-		switch {
-		case strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c):
-		case !unicode.IsLetter(c) && !unicode.IsDigit(c):
-			return false
-		}
-	}
-	return true
 }
 
 // keyJSON is a key as encoding/json writes it without HTML escaping.
