@@ -15,8 +15,9 @@
 // methods, notifications, progress tokens, _meta, sessions, batches, ids
 // the SDK rewrites such as 1.5 or 1e2) to the SDK untouched.
 //
-// Behind a writer that undoes HTML escapes, as the front door's does
-// ([Options].HTMLUnescaped), a text result is encoded by hand, each part
+// Where a reply is to read with HTML escapes undone, as the front door
+// writes every reply ([Options].HTMLUnescaped), a text result is encoded
+// by hand, each part
 // once, rather than by the SDK's MarshalJSON and a second compaction of
 // the whole reply.
 //

@@ -12,8 +12,8 @@ import (
 
 // appendResult appends res as its SDK encoding (the go-sdk's MarshalJSON,
 // with HTML escaping, re-compacted by the JSON-RPC layer's encoder) reads
-// once the writer's HTML unescaping (Options.HTMLUnescaped) has run over
-// both, and reports whether it could. It takes the common shapes: text
+// once HTML unescaping (Options.HTMLUnescaped, which Serve then applies
+// to the reply) has run over both, and reports whether it could. It takes the common shapes: text
 // content without _meta or annotations, any structuredContent, isError.
 // Anything else (other content, _meta, input requests, a value that fails
 // to encode, an invalid json.RawMessage) it leaves to the SDK's encoding,

@@ -7,12 +7,14 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strconv"
 	"sync"
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tridenttaxis/trident-mcp/internal/htmlesc"
 	"github.com/tridenttaxis/trident-mcp/internal/jsonscan"
 )
 
@@ -37,13 +39,15 @@ type Options struct {
 	// auth.TokenInfoFromContext, as its own handler reads it.
 	TokenInfo func(*http.Request) *sdkauth.TokenInfo
 
-	// HTMLUnescaped says the writer given to Serve writes encoding/json's
-	// HTML escapes (\u0026, \u003c, \u003e) back as &, < and >, as the
-	// front door's does for every reply. Serve then writes a result of the
-	// common shapes with those characters as themselves, in one pass per
-	// part (see appendResult), and the reply reaches the wire as the SDK's
-	// does through the same writer. Zero: every result is encoded as the
-	// SDK encodes it.
+	// HTMLUnescaped says a reply must read with encoding/json's HTML
+	// escapes (\u0026, \u003c, \u003e) written back as &, < and >, as the
+	// front door writes the SDK's replies ([htmlesc]). Serve then writes a
+	// result of the common shapes with those characters as themselves, in
+	// one pass per part (see appendResult), undoes any escape the rest of
+	// the reply holds itself, and states the reply's length, so the reply
+	// reaches the wire as the SDK's does through the front door's writer.
+	// Zero: every result is encoded as the SDK encodes it, and written as
+	// it is.
 	HTMLUnescaped bool
 }
 
@@ -276,11 +280,30 @@ func (h *Handler) Serve(w http.ResponseWriter, r *http.Request, c *Call) {
 	}
 	buf.Truncate(buf.Len() - 1) // Encode's newline
 	buf.WriteByte('}')
+	reply := buf.Bytes()
+	if h.unescaped && htmlesc.Has(reply) {
+		// An escape in the request's id, in a RawMessage or in an error's
+		// text: rewritten as the front door's writer would rewrite it.
+		reply, _ = htmlesc.Unescape(make([]byte, 0, len(reply)), reply, false)
+	}
 	hd := w.Header()
 	hd["Cache-Control"], hd["Content-Type"] = cacheControl, contentType // canonical keys; Set would allocate each value's slice
+	if len(reply) > chunkedFrom {
+		// Stated, net/http writes the headers and the reply in two
+		// writes, not three: unstated, a reply longer than its response
+		// buffer goes chunked, and its last chunk is a write of its own
+		// (a search_rides reply, ~18 KB: writes of 4096, 14067 and 7
+		// bytes, each a system call and a wake-up of the reader).
+		hd["Content-Length"] = []string{strconv.Itoa(len(reply))}
+	}
 	w.WriteHeader(http.StatusOK)
-	w.Write(buf.Bytes())
+	w.Write(reply)
 }
+
+// chunkedFrom is the size of net/http's response buffer (its
+// bufferBeforeChunkingSize): a reply that fits is given its length by
+// net/http itself once the handler returns.
+const chunkedFrom = 2048
 
 // wireError is the go-sdk's conversion of a handler error to the error
 // object of the response.

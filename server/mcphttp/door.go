@@ -113,7 +113,7 @@ func New(ep *Endpoint, cfg Config, now func() time.Time) (http.Handler, error) {
 			// The verifier's caller, which Authenticate (below) attached:
 			// the fast path does not pass the SDK bridge.
 			TokenInfo:     func(r *http.Request) *sdkauth.TokenInfo { return auth.TokenInfoFrom(r.Context()) },
-			HTMLUnescaped: true, // serveMCP writes it through htmlUnescaper
+			HTMLUnescaped: true, // as serveMCP writes the SDK's replies
 		})
 	}
 	getServer := func(*http.Request) *mcp.Server { return srv }

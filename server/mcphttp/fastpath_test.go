@@ -2,6 +2,7 @@ package mcphttp_test
 
 import (
 	"encoding/json"
+	"io"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
@@ -299,5 +300,49 @@ func TestRandomCallsAreJSON(t *testing.T) {
 		if b := randomCall(r); !json.Valid([]byte(b)) {
 			t.Fatalf("generator made invalid JSON: %s", b)
 		}
+	}
+}
+
+// TestFastPathLongReply: a reply longer than net/http's response buffer
+// goes out with its length stated rather than in chunks, the same bytes as
+// the go-sdk's, with its & < > as themselves and an escaped backslash kept.
+func TestFastPathLongReply(t *testing.T) {
+	text := strings.Repeat(`a&b<c>d "q" \u0026 `, 300) // ~5.7 KB, twice in the reply
+	args, _ := json.Marshal(map[string]string{"text": text})
+	body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":` + string(args) + `}}`
+	if !kitPaths(t, nil).Compare(t, kit.Headers(), body) {
+		t.Fatal("the fast path did not answer")
+	}
+
+	ts := serveEndpoint(t, kit.New("/mcp").Endpoint)
+	req, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(body))
+	req.Header = kit.Headers()
+	resp, err := ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.TransferEncoding != nil || resp.ContentLength != int64(len(raw)) || len(raw) < 2*len(text) {
+		t.Errorf("framing: Transfer-Encoding %v, Content-Length %d, body %d bytes", resp.TransferEncoding, resp.ContentLength, len(raw))
+	}
+	var reply struct {
+		ID     int `json:"id"`
+		Result struct {
+			Content           []struct{ Text string } `json:"content"`
+			StructuredContent struct{ Text string }   `json:"structuredContent"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(raw, &reply); err != nil {
+		t.Fatal(err)
+	}
+	if reply.ID != 7 || len(reply.Result.Content) != 1 || reply.Result.Content[0].Text != text || reply.Result.StructuredContent.Text != text {
+		t.Errorf("the reply's values changed: id %d, %d contents", reply.ID, len(reply.Result.Content))
+	}
+	if !strings.Contains(string(raw), `a&b<c>d`) {
+		t.Errorf("HTML escapes left in the reply: %.200s", raw)
 	}
 }

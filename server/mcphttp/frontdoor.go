@@ -126,7 +126,7 @@ func (d *door) serveMCP(w http.ResponseWriter, r *http.Request) {
 			rec.Fast = true
 			r, span := d.traceRequest(r, arrived, methodCallTool, call.Tool(), telemetry.Meta{}, true)
 			defer span.End()
-			d.fast.Serve(&htmlUnescaper{ResponseWriter: w}, r, call)
+			d.fast.Serve(w, r, call) // unescapes its reply itself (HTMLUnescaped)
 			return
 		}
 	}

@@ -1,7 +1,6 @@
 package mcphttp
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http/httptest"
 	"strings"
@@ -92,88 +91,4 @@ func mustMarshal(v any) string {
 		panic(err)
 	}
 	return string(b)
-}
-
-// hasHTMLEscapeIndex is hasHTMLEscape as it was, searching for `\u00`:
-// the reference the new one is compared with.
-func hasHTMLEscapeIndex(p []byte) bool {
-	for {
-		i := bytes.Index(p, []byte(`\u00`))
-		if i < 0 || i+5 >= len(p) {
-			return false
-		}
-		if _, ok := htmlEscapes[[2]byte{p[i+4], p[i+5]}]; ok {
-			return true
-		}
-		p = p[i+4:]
-	}
-}
-
-// hasHTMLEscapeCases are texts around an HTML escape: whole or cut at
-// either end, after a backslash or not, with the letters of its search
-// ("u00") without the backslash, among backslashes and other \u00 escapes.
-func hasHTMLEscapeCases() []string {
-	out := []string{"", `\`, `u00`, `\u00`, `\u002`, `\u0026`, `\u003c`, `\u003C`, `\u003e`, `\u003E`, `\u003d`, `\u0027`,
-		`u0026`, `\\u0026`, `x\u0026`, `u0026\u0026`, `\u00\u0026`, `\u0\u0026`, `\u00u0026`, `\\\\\\\\u0026`, `uu00\u003e`,
-		`\u00e9\u0026`, `\u00e9`, `\u0000\u0001`, `\"\"\"\u003c\"`, `"\u0026"`, `\u003c` + strings.Repeat(`\"`, 40),
-		strings.Repeat(`\"a\":\"b\",`, 30) + `\u0026`, strings.Repeat(`u00\`, 20), strings.Repeat(`\u00`, 20) + `26`}
-	var more []string
-	for _, s := range out {
-		for cut := 0; cut <= len(s); cut++ {
-			more = append(more, s[:cut], s[cut:], "ab"+s[:cut], s[cut:]+"cd")
-		}
-	}
-	return append(out, more...)
-}
-
-// TestHasHTMLEscapeMatchesIndex: the search for "u00" reports what the
-// search for `\u00` did, on every case and on the reply of a search.
-func TestHasHTMLEscapeMatchesIndex(t *testing.T) {
-	reply := searchLikeReply(t)
-	cases := append(hasHTMLEscapeCases(), reply, reply+`\u0026`, `\u0026`+reply, reply[:len(reply)/2]+`\u003e`+reply[len(reply)/2:])
-	reached := map[bool]int{}
-	for _, s := range cases {
-		want := hasHTMLEscapeIndex([]byte(s))
-		reached[want]++
-		if got := hasHTMLEscape([]byte(s)); got != want {
-			t.Errorf("%.120q: %v, want %v", s, got, want)
-		}
-	}
-	if reached[true] == 0 || reached[false] == 0 {
-		t.Fatalf("the cases reach only one answer: %v", reached)
-	}
-}
-
-// FuzzHasHTMLEscape compares the two searches for any bytes.
-//
-//	go test -run '^$' -fuzz FuzzHasHTMLEscape -fuzztime 60s ./server/mcphttp/
-func FuzzHasHTMLEscape(f *testing.F) {
-	for _, s := range hasHTMLEscapeCases()[:30] {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, p []byte) {
-		if got, want := hasHTMLEscape(p), hasHTMLEscapeIndex(p); got != want {
-			t.Errorf("%q: %v, want %v", p, got, want)
-		}
-	})
-}
-
-// BenchmarkHasHTMLEscape looks for an HTML escape in the reply of a search
-// as the fast path writes it (~19 KB, a backslash before every quote of its
-// text, no escape to find): the search for `\u00` against the one for "u00".
-func BenchmarkHasHTMLEscape(b *testing.B) {
-	reply := []byte(searchLikeReply(b))
-	for _, tc := range []struct {
-		name string
-		has  func([]byte) bool
-	}{{"index-backslash-u00", hasHTMLEscapeIndex}, {"index-u00", hasHTMLEscape}} {
-		b.Run(tc.name, func(b *testing.B) {
-			b.SetBytes(int64(len(reply)))
-			for b.Loop() {
-				if tc.has(reply) {
-					b.Fatal("found an escape")
-				}
-			}
-		})
-	}
 }

@@ -68,7 +68,7 @@ func result(out any, isError bool) (*mcp.CallToolResult, error) {
 	}
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
-		StructuredContent: json.RawMessage(b),
+		StructuredContent: jsonenc.Compact(b), // marshal's output: written as it is
 		IsError:           isError,
 	}, nil
 }

@@ -3,6 +3,7 @@ package mcphttptest
 import (
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -63,6 +64,17 @@ func (p *Paths) Compare(t testing.TB, header http.Header, body string) (fast boo
 	t.Helper()
 	got, info := Send(p.fast, header, body)
 	want, _ := Send(p.ref, header, body)
+	if n := got.Header.Get("Content-Length"); n != "" && info.Fast && want.Header.Get("Content-Length") == "" {
+		// The fast path states a long reply's length, which net/http
+		// sends in chunks for the go-sdk: the same reply but for its
+		// framing, which a recorder does not show. The length must be
+		// the body's.
+		if n != strconv.Itoa(len(got.Body)) {
+			t.Errorf("fast path states Content-Length %s for a body of %d bytes", n, len(got.Body))
+		}
+		got.Header = got.Header.Clone()
+		got.Header.Del("Content-Length")
+	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("fast path (taken: %v) differs from the go-sdk for %s (-sdk +fast):\n%s", info.Fast, body, d)
 	}
