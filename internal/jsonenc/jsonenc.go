@@ -37,24 +37,26 @@ type Appender interface {
 // is ([Append] takes it), where a json.RawMessage of unknown making would
 // be checked again: Relay's search_rides result, ~9 KB, took ~12 µs of a
 // search's ~290 µs of server CPU to be found compact (loadbench profile)
-// straight after it had been encoded. Its MarshalJSON gives the same
-// bytes to encoding/json, which checks them as it checks a RawMessage.
-type Compact []byte
+// straight after it had been encoded. It is a string so that a tool
+// result's text and its structuredContent can be one copy of the bytes.
+// Its MarshalJSON gives the same bytes to encoding/json, which checks them
+// as it checks a RawMessage; empty is null.
+type Compact string
 
-// AppendJSON appends c as it is, and nil as null.
+// AppendJSON appends c as it is, and empty as null.
 func (c Compact) AppendJSON(dst []byte) ([]byte, error) {
-	if c == nil {
+	if c == "" {
 		return append(dst, "null"...), nil
 	}
 	return append(dst, c...), nil
 }
 
-// MarshalJSON returns c, and nil as null, as json.RawMessage does.
+// MarshalJSON returns c's bytes, and empty as null.
 func (c Compact) MarshalJSON() ([]byte, error) {
-	if c == nil {
+	if c == "" {
 		return []byte("null"), nil
 	}
-	return c, nil
+	return []byte(c), nil
 }
 
 // Append appends v's generated encoding to dst and reports whether it

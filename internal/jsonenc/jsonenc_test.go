@@ -289,3 +289,24 @@ func TestAppendValue(t *testing.T) {
 		t.Fatalf("AppendValue(chan) = %q, %v; want an error and dst", got, err)
 	}
 }
+
+// TestCompact: a Compact value is appended as it is, and encoding/json
+// writes the same bytes for it, alone and as a field; empty is null.
+func TestCompact(t *testing.T) {
+	for _, c := range []jsonenc.Compact{`{"a":[1,"x&y"],"b":{}}`, `"s"`, `null`, ``} {
+		want := string(c)
+		if c == "" {
+			want = "null"
+		}
+		got, ok := jsonenc.Append([]byte("["), c)
+		if !ok || string(got) != "["+want {
+			t.Errorf("Append(%q) = %q, %v", c, got, ok)
+		}
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(struct{ V jsonenc.Compact }{c}); err != nil || buf.String() != `{"V":`+want+"}\n" {
+			t.Errorf("encoding/json of %q: %q, %v", c, buf.String(), err)
+		}
+	}
+}

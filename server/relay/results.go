@@ -27,13 +27,13 @@ import (
 // rather than 36.7 (BenchmarkMarshal); anything else, or a value its
 // encoder refuses, goes through encoding/json, whose bytes and errors
 // these are.
-func marshal(v any) ([]byte, error) {
+func marshal(v any) (string, error) {
 	if _, ok := v.(jsonenc.Appender); ok {
 		p := scratch.Get().(*[]byte)
 		b, ok := jsonenc.Append((*p)[:0], v)
-		var out []byte
+		var out string
 		if ok {
-			out = bytes.Clone(b)
+			out = string(b)
 			*p = b[:0]
 		}
 		if cap(*p) <= maxScratch {
@@ -47,9 +47,9 @@ func marshal(v any) ([]byte, error) {
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Errorf("relay: encoding the result: %w", err)
+		return "", fmt.Errorf("relay: encoding the result: %w", err)
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return string(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
 }
 
 // scratch holds marshal's encoding buffers, so that a result is written
@@ -62,13 +62,13 @@ const maxScratch = 1 << 20
 
 // result is a tool's answer: structuredContent, and its JSON as text.
 func result(out any, isError bool) (*mcp.CallToolResult, error) {
-	b, err := marshal(out)
+	s, err := marshal(out)
 	if err != nil {
 		return nil, err
 	}
 	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
-		StructuredContent: jsonenc.Compact(b), // marshal's output: written as it is
+		Content:           []mcp.Content{&mcp.TextContent{Text: s}},
+		StructuredContent: jsonenc.Compact(s), // marshal's output, the text's bytes: written as it is
 		IsError:           isError,
 	}, nil
 }

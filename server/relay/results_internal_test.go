@@ -56,7 +56,7 @@ func TestMarshalSamples(t *testing.T) {
 		}
 		for _, v := range []any{out, pointee(out)} {
 			got, err := marshal(v)
-			if want := marshalStdlib(v); err != nil || !bytes.Equal(got, want) {
+			if want := marshalStdlib(v); err != nil || got != string(want) {
 				t.Errorf("%s: %T: marshal = %s, %v\nwant %s", file, v, got, err, want)
 			}
 		}
