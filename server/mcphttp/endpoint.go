@@ -214,6 +214,8 @@ type CallInfo struct {
 	// the access log's trace_id and span_id; nil otherwise (a pointer: an
 	// untraced request's CallInfo stays the size it was).
 	Trace *trace.SpanContext
+	// remoteHost is [RemoteHost]'s answer, set by the front door.
+	remoteHost string
 }
 
 type callInfoKey struct{}

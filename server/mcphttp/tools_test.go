@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -107,10 +109,11 @@ func TestToolAnswers(t *testing.T) {
 }
 
 // TestRemoteHost: a tool finds the address of the peer that sent the call
-// on its context, on both paths, never a client's X-Forwarded-For; outside
-// an HTTP call there is none.
+// on its context, on both paths, with and without a host's CallInfo, never
+// a client's X-Forwarded-For; outside an HTTP call there is none.
 func TestRemoteHost(t *testing.T) {
-	for _, fast := range []bool{true, false} {
+	for _, tc := range []struct{ fast, info bool }{{true, false}, {false, false}, {true, true}, {false, true}} {
+		fast := tc.fast
 		ep := kit.New("/mcp/kit")
 		ep.Tools = append(ep.Tools, mcphttp.Tool{
 			Def: &mcp.Tool{Name: "whereami", InputSchema: map[string]any{"type": "object"}},
@@ -122,9 +125,21 @@ func TestRemoteHost(t *testing.T) {
 		cfg.DisableFastPath = !fast
 		h := kit.Headers()
 		h.Set("X-Forwarded-For", "203.0.113.9")
-		r := kit.Post(t, kit.Serve(t, ep.Endpoint, cfg).URL, h, kit.CallBody("1", "whereami", `{}`))
+		url := kit.Serve(t, ep.Endpoint, cfg).URL
+		if tc.info { // as the host mounts a front door: with a CallInfo of its own
+			door, err := mcphttp.New(ep.Endpoint, cfg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				door.ServeHTTP(w, r.WithContext(mcphttp.WithCallInfo(r.Context(), &mcphttp.CallInfo{})))
+			}))
+			t.Cleanup(ts.Close)
+			url = ts.URL
+		}
+		r := kit.Post(t, url, h, kit.CallBody("1", "whereami", `{}`))
 		if !strings.Contains(string(r.Body), `"text":"at 127.0.0.1"`) {
-			t.Errorf("fast=%v: %s, want the peer's address", fast, r.Body)
+			t.Errorf("fast=%v, CallInfo=%v: %s, want the peer's address", fast, tc.info, r.Body)
 		}
 	}
 	if got := mcphttp.RemoteHost(context.Background()); got != "" {
