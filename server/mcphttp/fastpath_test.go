@@ -2,10 +2,10 @@ package mcphttp_test
 
 import (
 	"encoding/json"
-	"io"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -314,20 +314,11 @@ func TestFastPathLongReply(t *testing.T) {
 		t.Fatal("the fast path did not answer")
 	}
 
-	ts := serveEndpoint(t, kit.New("/mcp").Endpoint)
-	req, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(body))
-	req.Header = kit.Headers()
-	resp, err := ts.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.TransferEncoding != nil || resp.ContentLength != int64(len(raw)) || len(raw) < 2*len(text) {
-		t.Errorf("framing: Transfer-Encoding %v, Content-Length %d, body %d bytes", resp.TransferEncoding, resp.ContentLength, len(raw))
+	cfg, _ := kit.Config(t)
+	r := kit.Post(t, kit.Serve(t, kit.New("/mcp").Endpoint, cfg).URL, kit.Headers(), body)
+	raw := r.Body
+	if r.Header.Get("Content-Length") != strconv.Itoa(len(raw)) || len(raw) < 2*len(text) {
+		t.Errorf("framing: Content-Length %q for a body of %d bytes (chunked when not stated)", r.Header.Get("Content-Length"), len(raw))
 	}
 	var reply struct {
 		ID     int `json:"id"`
