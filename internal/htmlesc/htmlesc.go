@@ -22,9 +22,9 @@ import "bytes"
 // a reply of the fast path holds its result's JSON as text, a backslash
 // before every quote, and bytes.Index, which looks for the needle's first
 // byte with IndexByte, gives up on it for a byte-at-a-time search when that
-// byte is so common. 'u' is rarer: on the ~20 KB reply of
-// BenchmarkHasHTMLEscape (server/mcphttp) 9.9 µs became 3.6 µs (on the
-// search_rides sample's reply, 9.1 to 4.2 µs). Occurrences of either cannot
+// byte is so common. 'u' is rarer: on the ~20 KB reply of BenchmarkHas
+// (then in server/mcphttp) 9.9 µs became 3.6 µs (on the search_rides
+// sample's reply, 9.1 to 4.2 µs). Occurrences of either cannot
 // overlap, so both searches see the same ones. (A SWAR scan for "u0"
 // measured no faster than this IndexByte-driven search.)
 func Has(p []byte) bool {
