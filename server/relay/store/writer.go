@@ -229,15 +229,38 @@ func (w *writer) gather(batch []*writeJob) []*writeJob {
 // commit runs one batch in one transaction and answers every job: its own
 // error when its write failed (its savepoint rolled back), the commit's
 // error when the transaction did not commit, else nil.
-func (w *writer) commit(batch []*writeJob) {
+func (w *writer) commit(batch []*writeJob) { w.commitBatch(batch, true) }
+
+// commitBatch is commit; with retry, a write that PostgreSQL ended to
+// break a deadlock is run once more, alone, after its batch.
+//
+// Batches on PostgreSQL hold their rows' locks until their commit, so two
+// batches that update the same two journeys in opposite orders deadlock,
+// which two transactions of one write each could not (a write updates one
+// journey). PostgreSQL ends one statement of the cycle after
+// deadlock_timeout (1s by default). In runTogether that only sends the
+// batch to runEach, by when the other batch has its locks and the rerun
+// waits for its commit; but the rerun can take a lock first and deadlock
+// again (TestWriterDeadlockFailsNoWritePostgres saw it), and there a
+// write's error would be its caller's. Run alone once its batch has
+// committed, the write holds no other lock, and waits instead.
+func (w *writer) commitBatch(batch []*writeJob, retry bool) {
 	defer func() { w.commits.Add(1); w.batched.Add(int64(len(batch))) }()
 	errs := make([]error, len(batch))
 	answer := func(shared error) {
+		var again []*writeJob
 		for i, j := range batch {
 			if errs[i] == nil {
 				errs[i] = shared
 			}
+			if retry && shared == nil && isDeadlock(errs[i]) {
+				again = append(again, j)
+				continue
+			}
 			j.done <- errs[i]
+		}
+		for _, j := range again {
+			w.commitBatch([]*writeJob{j}, false)
 		}
 	}
 	// The batch outlives any one caller's context: a caller that has
@@ -410,9 +433,9 @@ func (t *pgxTx) Rollback() error {
 
 // release returns the connection to the pool when it is out of any
 // transaction, and closes it otherwise (after a failed COMMIT or ROLLBACK,
-// a lost connection): the pool must never hand out a connection inside a
-// transaction, where the next caller's reads would see the batch's writes
-// or an aborted transaction's refusals.
+// a lost connection). pgx itself discards a connection found inside a
+// transaction, but only when the pool next hands it out: until then it
+// would sit idle in the pool, holding the batch's locks.
 func (t *pgxTx) release() error {
 	err := t.c.Raw(func(dc any) error {
 		if c, ok := dc.(*stdlib.Conn); ok && !c.Conn().IsClosed() && c.Conn().PgConn().TxStatus() == 'I' {
@@ -424,4 +447,12 @@ func (t *pgxTx) release() error {
 		err = nil // closed on purpose
 	}
 	return errors.Join(err, t.c.Close())
+}
+
+// isDeadlock tells whether err is PostgreSQL's deadlock_detected: the
+// statement was ended to break a cycle of lock waits, and would succeed
+// run again once the other transaction has finished.
+func isDeadlock(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "40P01" // deadlock_detected
 }
