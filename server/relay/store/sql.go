@@ -163,10 +163,10 @@ func (d dialect) rebind(query string) string {
 
 // write runs fn's statements as one write, in a batch of the group-commit
 // writer: its statements are atomic together, whichever other writes
-// share the batch's transaction. It returns once the write is committed
-// or has failed.
-func (s *sqlStore) write(ctx context.Context, fn func(ctx context.Context, q querier) error) error {
-	err := s.w.submit(ctx, func(ctx context.Context, q querier) error { return fn(ctx, s.on(q)) })
+// share the batch's transaction. single says fn runs one statement (see
+// [writeJob]). It returns once the write is committed or has failed.
+func (s *sqlStore) write(ctx context.Context, single bool, fn func(ctx context.Context, q querier) error) error {
+	err := s.w.submit(ctx, single, func(ctx context.Context, q querier) error { return fn(ctx, s.on(q)) })
 	if errors.Is(err, errClosed) {
 		return s.wrap("write", err)
 	}
@@ -203,7 +203,8 @@ func (s *sqlStore) Begin(ctx context.Context, actor, tool string, journeyContext
 	}
 	refs := Refs{SessionID: s.newID("ses"), JourneyID: s.newID("jny"), IntentID: s.newID("int")}
 	now := micros(s.now())
-	err = s.write(ctx, func(ctx context.Context, q querier) error {
+	// On PostgreSQL open's one statement is atomic on its own.
+	err = s.write(ctx, s.d == postgresDialect, func(ctx context.Context, q querier) error {
 		_, err := s.open(ctx, q, actor, &Opening{Refs: refs, Tool: tool}, refs.JourneyID, jc, now)
 		return err
 	})
@@ -270,7 +271,7 @@ func (s *sqlStore) SetJourneyContext(ctx context.Context, actor, journeyID strin
 		return Journey{}, err
 	}
 	var j Journey
-	err = s.write(ctx, func(ctx context.Context, q querier) error {
+	err = s.write(ctx, true, func(ctx context.Context, q querier) error {
 		var err error
 		j, err = scanJourney(q.QueryRowContext(ctx, s.q.setJourneyContext, jc, micros(s.now()), journeyID, actor))
 		return err
@@ -408,7 +409,7 @@ func (s *sqlStore) RecordEvent(ctx context.Context, actor string, e Event) (Even
 		e.OccurredAt = s.now()
 	}
 	e.OccurredAt = fromMicros(micros(e.OccurredAt))
-	err := s.write(ctx, func(ctx context.Context, q querier) error {
+	err := s.write(ctx, true, func(ctx context.Context, q querier) error {
 		return q.QueryRowContext(ctx, s.q.insertEvent,
 			string(e.Kind), e.RequestID, e.Tool, e.Provider, e.OptionID, e.RequestScope, e.Status,
 			e.AmountMinor, e.Currency, micros(e.OccurredAt),
@@ -517,7 +518,7 @@ func (s *sqlStore) Close() error {
 // exec runs one statement as a write and returns how many rows it changed.
 func (s *sqlStore) exec(ctx context.Context, op, query string, args ...any) (int64, error) {
 	var n int64
-	err := s.write(ctx, func(ctx context.Context, q querier) error {
+	err := s.write(ctx, true, func(ctx context.Context, q querier) error {
 		res, err := q.ExecContext(ctx, query, args...)
 		if err != nil {
 			return s.wrap(op, err)
@@ -615,7 +616,7 @@ func (s *sqlStore) open(ctx context.Context, q querier, actor string, o *Opening
 // writer's batch.
 func (s *sqlStore) openWithEvent(ctx context.Context, actor string, o *Opening, jc string, events []Event, now int64) ([]Event, error) {
 	e := &events[0]
-	err := s.write(ctx, func(ctx context.Context, q querier) error {
+	err := s.write(ctx, true, func(ctx context.Context, q querier) error {
 		return q.QueryRowContext(ctx, s.q.openPostgres, o.SessionID, actor, now, o.JourneyID, jc, o.IntentID, o.Tool,
 			string(e.Kind), e.RequestID, e.Tool, e.Provider, e.OptionID, e.RequestScope, e.Status,
 			e.AmountMinor, e.Currency, micros(e.OccurredAt)).Scan(&e.ID)
@@ -675,7 +676,7 @@ func (s *sqlStore) WriteCall(ctx context.Context, actor string, w CallWrites) ([
 		events[0].JourneyID == o.JourneyID && events[0].IntentID == o.IntentID {
 		return s.openWithEvent(ctx, actor, o, jc, events, micros(now))
 	}
-	err = s.write(ctx, func(ctx context.Context, q querier) error {
+	err = s.write(ctx, false, func(ctx context.Context, q querier) error {
 		opened, err := s.open(ctx, q, actor, w.Open, w.JourneyID, jc, micros(now))
 		if err != nil {
 			return err

@@ -328,7 +328,7 @@ func TestWriterSharesTransactionPostgres(t *testing.T) {
 	for range loops {
 		started := make(chan struct{})
 		go func() {
-			blocked <- st.w.submit(bg, func(ctx context.Context, q querier) error {
+			blocked <- st.w.submit(bg, false, func(ctx context.Context, q querier) error {
 				close(started)
 				<-release
 				_, err := txid(ctx, q)
@@ -343,7 +343,7 @@ func TestWriterSharesTransactionPostgres(t *testing.T) {
 	errs := make(chan error, n)
 	for range n {
 		go func() {
-			errs <- st.w.submit(bg, func(ctx context.Context, q querier) error {
+			errs <- st.w.submit(bg, false, func(ctx context.Context, q querier) error {
 				id, err := txid(ctx, q)
 				ids <- id // the writer runs a batch once when none fails
 				return err
