@@ -28,14 +28,20 @@ import (
 //
 // PostgreSQL takes concurrent writers, and its WAL flush already groups
 // concurrent commits, but each transaction still costs its backend a
-// commit record, a WAL flush request and a round trip, and a search's
-// statement run as its own transaction was most of PostgreSQL's CPU per
-// search: pgbench on Relay's schema ran the search's one statement
-// (openPostgres) at 6,700–7,600 a second and ~250 µs of machine CPU each
-// as a transaction per statement, ~10,000 a second at ~195 µs with eight
-// to a transaction (16 clients, 2 cores). So PostgreSQL's writes go
-// through the writer too, with a few writers rather than one
-// ([postgresWriters]).
+// commit record, a WAL flush and a round trip, and a search's statement
+// run as a transaction of its own was most of PostgreSQL's CPU per search:
+// pgbench on Relay's schema ran the search's one statement (openPostgres)
+// at 6,700–7,600 a second and ~250 µs of machine CPU each as a transaction
+// per statement, ~10,000 a second at ~195 µs with eight to a transaction
+// (16 clients, 2 cores). So PostgreSQL's writes go through the writer too,
+// with a few loops rather than one ([postgresWriters]), each batch a
+// [pgxTx]. Under loadbench (search_rides on PostgreSQL, 2 shared cores,
+// binaries alternated) PostgreSQL's CPU per search fell from ~240 to ~175
+// µs at 16 connections and from ~215 to ~125 µs at 64, where searches per
+// second rose by 14–27% and p99 fell from ~60 to ~33 ms; at 16 the rate
+// stayed level, p99 fell from ~15 to ~11 ms and p50 rose by ~0.4 ms (the
+// wait for the batch). A write alone in its batch that is one statement
+// runs without a transaction, as before, so a lone call pays nothing.
 
 // maxBatch bounds one group commit, so that a burst cannot hold the write
 // lock (and the waiting callers' answers) for long.
@@ -49,7 +55,15 @@ const maxBatch = 128
 const postgresMaxBatch = 64
 
 // postgresWriters is how many batches may be committing at once on
-// PostgreSQL (SQLite has one writer: it takes no other). TODO measured.
+// PostgreSQL (SQLite has one writer: it takes no other). One loop runs its
+// batch's statements one round trip after another and waits out each
+// commit alone, so with one the machine sat partly idle (16 connections:
+// ~2,400 searches/s with 0.8 of the two cores unused, measured while
+// batches were still a *sql.Tx). Four made batches
+// smaller, and PostgreSQL's CPU per search rose back towards the unbatched
+// (~205–215 µs at 16 connections, ~140–145 at 64) with no more searches
+// than two gave; two kept the batches (~6 writes a commit in
+// BenchmarkStore/postgres/SearchWriteParallel) and the machine busy.
 const postgresWriters = 2
 
 // writerLoops is how many writer loops a PostgreSQL pool of maxConns
