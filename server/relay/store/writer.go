@@ -59,10 +59,10 @@ const postgresMaxBatch = 64
 // batch's statements one round trip after another and waits out each
 // commit alone, so with one the machine sat partly idle (16 connections:
 // ~2,400 searches/s with 0.8 of the two cores unused, measured while
-// batches were still a *sql.Tx). Four made batches
-// smaller, and PostgreSQL's CPU per search rose back towards the unbatched
-// (~205–215 µs at 16 connections, ~140–145 at 64) with no more searches
-// than two gave; two kept the batches (~6 writes a commit in
+// batches were still a *sql.Tx). Four made batches smaller, and
+// PostgreSQL's CPU per search rose back towards the unbatched (~205–215 µs
+// at 16 connections, ~140–145 at 64) with no more searches than two gave;
+// two kept the batches (~6 writes a commit in
 // BenchmarkStore/postgres/SearchWriteParallel) and the machine busy.
 const postgresWriters = 2
 
@@ -73,8 +73,9 @@ func writerLoops(maxConns int) int {
 	return max(1, min(postgresWriters, maxConns/4))
 }
 
-// querier is what a write runs its statements on: the batch's transaction.
-// *sql.Tx and *sql.DB both are one.
+// querier is what a write runs its statements on: the batch's transaction
+// (a *sql.Tx on SQLite, a [pgxTx] on PostgreSQL), or the pool for a
+// PostgreSQL statement alone in its batch.
 type querier interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
@@ -84,8 +85,8 @@ type querier interface {
 type writeJob struct {
 	ctx context.Context
 	fn  func(ctx context.Context, q querier) error
-	// single: fn runs one statement, atomic on its own, so that on
-	// PostgreSQL, alone in its batch, it needs no transaction ([writer.commitBatch]).
+	// single: fn runs one statement, atomic on its own, which alone in
+	// its batch on PostgreSQL needs no transaction ([writer.commitBatch]).
 	single bool
 	done   chan error
 }
