@@ -41,6 +41,13 @@ func BenchmarkStore(b *testing.B) {
 				}
 			})
 			b.Run("SearchWriteParallel", func(b *testing.B) {
+				w := st.(*sqlStore).w
+				commits, batched := w.commits.Load(), w.batched.Load()
+				defer func() {
+					if c := w.commits.Load() - commits; c > 0 {
+						b.ReportMetric(float64(w.batched.Load()-batched)/float64(c), "writes/commit")
+					}
+				}()
 				b.SetParallelism(8)
 				b.RunParallel(func(pb *testing.PB) {
 					for pb.Next() {

@@ -18,7 +18,7 @@ import (
 const crashChildEnv = "RELAY_STORE_CRASH_CHILD_URL"
 
 // crashWriters is how many goroutines of the crash child write at once, so
-// that SQLite's group-commit writer batches them and the kill lands in the
+// that the group-commit writer batches them and the kill lands in the
 // middle of a batch: every write of a batch is acknowledged only after its
 // commit, so none of them may be missing after the kill.
 const crashWriters = 4

@@ -21,9 +21,10 @@
 //
 // A tool call's writes are one commit: [Store.WriteCall] opens what the call
 // names (a new search's session, journey and intent), saves the journey's
-// context and records the call's events together. On SQLite every write
-// goes through one group-commit writer, so concurrent calls share commits;
-// on PostgreSQL a new search's four rows are one statement.
+// context and records the call's events together. Every write goes through
+// a group-commit writer, so concurrent calls share a transaction and its
+// commit: one writer on SQLite, a few on PostgreSQL, where a new search's
+// four rows are also one statement.
 //
 //	st, err := store.Open(ctx, databaseURL, nil) // the binary's RELAY_DATABASE_URL
 //	if err != nil { … }

@@ -71,8 +71,10 @@ func (p preparedQuerier) QueryContext(ctx context.Context, query string, args ..
 	if st := p.stmt(ctx, query); st != nil {
 		return st.QueryContext(ctx, args...)
 	}
-	if db, ok := p.q.(*sql.DB); ok {
-		return db.QueryContext(ctx, query, args...)
+	if q, ok := p.q.(interface {
+		QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	}); ok {
+		return q.QueryContext(ctx, query, args...)
 	}
-	return p.q.(*sql.Tx).QueryContext(ctx, query, args...)
+	return nil, fmt.Errorf("store: %T runs no queries of several rows", p.q)
 }

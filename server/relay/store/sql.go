@@ -22,8 +22,8 @@ type sqlStore struct {
 	now   func() time.Time
 	newID func(prefix string) string
 	q     queries
-	// w is SQLite's group-commit writer (writer.go), through which every
-	// write goes; nil for PostgreSQL, whose writes go to the pool.
+	// w is the group-commit writer (writer.go), through which every write
+	// goes on both engines; reads go to the pool.
 	w *writer
 	// stmts are SQLite's prepared statements by their text (prepared.go);
 	// nil for PostgreSQL.
@@ -125,8 +125,10 @@ func newSQLStore(ctx context.Context, d dialect, db *sql.DB, opts *Options) (*sq
 		if err != nil {
 			return nil, err
 		}
-		s.stmts, s.w = stmts, newWriter(db, stmts)
+		s.stmts, s.w = stmts, newWriter(db, stmts, 1, maxBatch, false)
+		return s, nil
 	}
+	s.w = newWriter(db, nil, writerLoops(opts.maxConns()), postgresMaxBatch, true)
 	return s, nil
 }
 
@@ -159,30 +161,16 @@ func (d dialect) rebind(query string) string {
 	return b.String()
 }
 
-// write runs fn's statements as one write: in the group-commit writer's
-// current batch on SQLite (under a savepoint of its own), else in a
-// transaction of its own when atomic (several statements), else straight
-// on the pool. It returns once the write is committed or has failed.
-func (s *sqlStore) write(ctx context.Context, atomic bool, fn func(ctx context.Context, q querier) error) error {
-	if s.w != nil {
-		err := s.w.submit(ctx, func(ctx context.Context, q querier) error { return fn(ctx, s.on(q)) })
-		if errors.Is(err, errClosed) {
-			return s.wrap("write", err)
-		}
-		return err
+// write runs fn's statements as one write, in a batch of the group-commit
+// writer: its statements are atomic together, whichever other writes
+// share the batch's transaction. single says fn runs one statement (see
+// [writeJob]). It returns once the write is committed or has failed.
+func (s *sqlStore) write(ctx context.Context, single bool, fn func(ctx context.Context, q querier) error) error {
+	err := s.w.submit(ctx, single, func(ctx context.Context, q querier) error { return fn(ctx, s.on(q)) })
+	if errors.Is(err, errClosed) {
+		return s.wrap("write", err)
 	}
-	if !atomic {
-		return fn(ctx, s.on(s.db))
-	}
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return s.wrap("begin", err)
-	}
-	defer tx.Rollback()
-	if err := fn(ctx, s.on(tx)); err != nil {
-		return err
-	}
-	return s.wrap("commit", tx.Commit())
+	return err
 }
 
 func micros(t time.Time) int64      { return t.UnixMicro() }
@@ -215,9 +203,8 @@ func (s *sqlStore) Begin(ctx context.Context, actor, tool string, journeyContext
 	}
 	refs := Refs{SessionID: s.newID("ses"), JourneyID: s.newID("jny"), IntentID: s.newID("int")}
 	now := micros(s.now())
-	// On PostgreSQL open's one statement is atomic on its own: straight on
-	// the pool, without a transaction around it.
-	err = s.write(ctx, s.d != postgresDialect, func(ctx context.Context, q querier) error {
+	// On PostgreSQL open's one statement is atomic on its own.
+	err = s.write(ctx, s.d == postgresDialect, func(ctx context.Context, q querier) error {
 		_, err := s.open(ctx, q, actor, &Opening{Refs: refs, Tool: tool}, refs.JourneyID, jc, now)
 		return err
 	})
@@ -284,7 +271,7 @@ func (s *sqlStore) SetJourneyContext(ctx context.Context, actor, journeyID strin
 		return Journey{}, err
 	}
 	var j Journey
-	err = s.write(ctx, false, func(ctx context.Context, q querier) error {
+	err = s.write(ctx, true, func(ctx context.Context, q querier) error {
 		var err error
 		j, err = scanJourney(q.QueryRowContext(ctx, s.q.setJourneyContext, jc, micros(s.now()), journeyID, actor))
 		return err
@@ -422,7 +409,7 @@ func (s *sqlStore) RecordEvent(ctx context.Context, actor string, e Event) (Even
 		e.OccurredAt = s.now()
 	}
 	e.OccurredAt = fromMicros(micros(e.OccurredAt))
-	err := s.write(ctx, false, func(ctx context.Context, q querier) error {
+	err := s.write(ctx, true, func(ctx context.Context, q querier) error {
 		return q.QueryRowContext(ctx, s.q.insertEvent,
 			string(e.Kind), e.RequestID, e.Tool, e.Provider, e.OptionID, e.RequestScope, e.Status,
 			e.AmountMinor, e.Currency, micros(e.OccurredAt),
@@ -521,9 +508,7 @@ func (s *sqlStore) Ping(ctx context.Context) error { return s.wrap("ping", s.db.
 // Close stops the writer, once every write queued has been answered, then
 // closes the pool.
 func (s *sqlStore) Close() error {
-	if s.w != nil {
-		s.w.close()
-	}
+	s.w.close()
 	for _, st := range s.stmts {
 		st.Close()
 	}
@@ -533,7 +518,7 @@ func (s *sqlStore) Close() error {
 // exec runs one statement as a write and returns how many rows it changed.
 func (s *sqlStore) exec(ctx context.Context, op, query string, args ...any) (int64, error) {
 	var n int64
-	err := s.write(ctx, false, func(ctx context.Context, q querier) error {
+	err := s.write(ctx, true, func(ctx context.Context, q querier) error {
 		res, err := q.ExecContext(ctx, query, args...)
 		if err != nil {
 			return s.wrap(op, err)
@@ -627,12 +612,15 @@ func (s *sqlStore) open(ctx context.Context, q querier, actor string, o *Opening
 }
 
 // openWithEvent is WriteCall of a call that opens its session and records
-// one event under it, on PostgreSQL: one statement (openPostgres).
+// one event under it, on PostgreSQL: one statement (openPostgres), in the
+// writer's batch.
 func (s *sqlStore) openWithEvent(ctx context.Context, actor string, o *Opening, jc string, events []Event, now int64) ([]Event, error) {
 	e := &events[0]
-	err := s.db.QueryRowContext(ctx, s.q.openPostgres, o.SessionID, actor, now, o.JourneyID, jc, o.IntentID, o.Tool,
-		string(e.Kind), e.RequestID, e.Tool, e.Provider, e.OptionID, e.RequestScope, e.Status,
-		e.AmountMinor, e.Currency, micros(e.OccurredAt)).Scan(&e.ID)
+	err := s.write(ctx, true, func(ctx context.Context, q querier) error {
+		return q.QueryRowContext(ctx, s.q.openPostgres, o.SessionID, actor, now, o.JourneyID, jc, o.IntentID, o.Tool,
+			string(e.Kind), e.RequestID, e.Tool, e.Provider, e.OptionID, e.RequestScope, e.Status,
+			e.AmountMinor, e.Currency, micros(e.OccurredAt)).Scan(&e.ID)
+	})
 	if err != nil {
 		return nil, s.wrap("insert session, journey, intent and event", err)
 	}
@@ -688,7 +676,7 @@ func (s *sqlStore) WriteCall(ctx context.Context, actor string, w CallWrites) ([
 		events[0].JourneyID == o.JourneyID && events[0].IntentID == o.IntentID {
 		return s.openWithEvent(ctx, actor, o, jc, events, micros(now))
 	}
-	err = s.write(ctx, true, func(ctx context.Context, q querier) error {
+	err = s.write(ctx, false, func(ctx context.Context, q querier) error {
 		opened, err := s.open(ctx, q, actor, w.Open, w.JourneyID, jc, micros(now))
 		if err != nil {
 			return err

@@ -198,7 +198,8 @@ type Options struct {
 	BusyTimeout time.Duration
 	// MaxConns caps the connections the store holds open, so that several
 	// replicas stay within PostgreSQL's max_connections (100 by default).
-	// Zero: 16.
+	// On PostgreSQL up to a quarter of them (at most two) are the writer's,
+	// one per batch committing. Zero: 16.
 	MaxConns int
 	// NewID mints the ids of sessions ("ses"), journeys ("jny") and intents
 	// ("int") from their prefix, so that Relay's ids keep one form whatever

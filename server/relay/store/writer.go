@@ -3,10 +3,15 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
 )
 
 // SQLite takes one writer at a time, and with synchronous=FULL every commit
@@ -21,15 +26,56 @@ import (
 // and answers each caller once that transaction has committed. A write
 // still returns only when it is on disk; concurrent writes share the fsync.
 //
-// PostgreSQL needs none of this: it takes concurrent writers, and its own
-// WAL flush already groups concurrent commits.
+// PostgreSQL takes concurrent writers, and its WAL flush already groups
+// concurrent commits, but each transaction still costs its backend a
+// commit record, a WAL flush and a round trip, and a search's statement
+// run as a transaction of its own was most of PostgreSQL's CPU per search:
+// pgbench on Relay's schema ran the search's one statement (openPostgres)
+// at 6,700–7,600 a second and ~250 µs of machine CPU each as a transaction
+// per statement, ~10,000 a second at ~195 µs with eight to a transaction
+// (16 clients, 2 cores). So PostgreSQL's writes go through the writer too,
+// with a few loops rather than one ([postgresWriters]), each batch a
+// [pgxTx]. Under loadbench (search_rides on PostgreSQL, 2 shared cores,
+// binaries alternated) PostgreSQL's CPU per search fell from ~240 to ~175
+// µs at 16 connections and from ~215 to ~125 µs at 64, where searches per
+// second rose by 14–27% and p99 fell from ~60 to ~33 ms; at 16 the rate
+// stayed level, p99 fell from ~15 to ~11 ms and p50 rose by ~0.4 ms (the
+// wait for the batch). A write alone in its batch that is one statement
+// runs without a transaction, as before, so a lone call pays nothing.
 
 // maxBatch bounds one group commit, so that a burst cannot hold the write
 // lock (and the waiting callers' answers) for long.
 const maxBatch = 128
 
+// postgresMaxBatch is maxBatch on PostgreSQL: a batch run again under
+// savepoints ([writer.runEach]) opens a subtransaction per write, and a
+// backend keeps the ids of only 64 of them in shared memory; past that
+// its transaction's subtransactions overflow to pg_subtrans, and every
+// other backend's snapshot check slows down while it is open.
+const postgresMaxBatch = 64
+
+// postgresWriters is how many batches may be committing at once on
+// PostgreSQL (SQLite has one writer: it takes no other). One loop runs its
+// batch's statements one round trip after another and waits out each
+// commit alone, so with one the machine sat partly idle (16 connections:
+// ~2,400 searches/s with 0.8 of the two cores unused, measured while
+// batches were still a *sql.Tx). Four made batches smaller, and
+// PostgreSQL's CPU per search rose back towards the unbatched (~205–215 µs
+// at 16 connections, ~140–145 at 64) with no more searches than two gave;
+// two kept the batches (~6 writes a commit in
+// BenchmarkStore/postgres/SearchWriteParallel) and the machine busy.
+const postgresWriters = 2
+
+// writerLoops is how many writer loops a PostgreSQL pool of maxConns
+// connections gets: postgresWriters, but never more than a quarter of the
+// pool, so that reads, which stay on the pool, always find connections.
+func writerLoops(maxConns int) int {
+	return max(1, min(postgresWriters, maxConns/4))
+}
+
 // querier is what a write runs its statements on: the batch's transaction
-// (SQLite) or the pool (PostgreSQL); *sql.Tx and *sql.DB both are one.
+// (a *sql.Tx on SQLite, a [pgxTx] on PostgreSQL), or the pool for a
+// PostgreSQL statement alone in its batch.
 type querier interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
@@ -37,18 +83,30 @@ type querier interface {
 
 // writeJob is one caller's write waiting for its batch.
 type writeJob struct {
-	ctx  context.Context
-	fn   func(ctx context.Context, q querier) error
-	done chan error
+	ctx context.Context
+	fn  func(ctx context.Context, q querier) error
+	// single: fn runs one statement, atomic on its own, which alone in
+	// its batch on PostgreSQL needs no transaction ([writer.commitBatch]).
+	single bool
+	done   chan error
 }
 
-// writer is the SQLite group-commit writer.
+// writer is the group-commit writer: one or more loops, each gathering
+// its own batch from jobs and committing it in its own transaction.
 type writer struct {
-	db    *sql.DB
-	stmts map[string]*sql.Stmt // prepared statements, savepoints' included
-	jobs  chan *writeJob
-	// closing is closed by close; the loop drains what is queued, then
-	// exits and closes stopped.
+	db       *sql.DB
+	stmts    map[string]*sql.Stmt // prepared statements, savepoints' included (nil on PostgreSQL)
+	maxBatch int
+	// pgx: a batch's transaction is BEGIN and COMMIT on a pooled pgx
+	// connection ([pgxTx]) rather than a *sql.Tx.
+	pgx  bool
+	jobs chan *writeJob
+	// commits counts the batches committed (or rolled back) and batched
+	// the writes in them, so that tests and benchmarks can tell how many
+	// transactions a number of writes took.
+	commits, batched atomic.Int64
+	// closing is closed by close; the loops drain what is queued, then
+	// exit, and the last closes stopped.
 	closing chan struct{}
 	stopped chan struct{}
 	once    sync.Once
@@ -59,17 +117,33 @@ type writer struct {
 
 var errClosed = errors.New("store: closed")
 
-// The batch's savepoint statements, prepared with the store's own
-// ([prepareAll]): SQLite would otherwise compile each on every write.
+// The batch's savepoint statements, prepared with the store's own on
+// SQLite ([prepareAll]), which would otherwise compile each on every write.
+// PostgreSQL runs them as text: pgx sends a statement without arguments
+// with the simple protocol, one round trip and nothing to prepare.
 const (
 	savepointSQL  = "SAVEPOINT w"
 	releaseSQL    = "RELEASE w"
 	rollbackToSQL = "ROLLBACK TO w"
 )
 
-func newWriter(db *sql.DB, stmts map[string]*sql.Stmt) *writer {
-	w := &writer{db: db, stmts: stmts, jobs: make(chan *writeJob, maxBatch), closing: make(chan struct{}), stopped: make(chan struct{})}
-	go w.loop()
+// newWriter starts loops writers on db, each committing batches of up to
+// maxBatch writes, in [pgxTx] transactions when pgx.
+func newWriter(db *sql.DB, stmts map[string]*sql.Stmt, loops, maxBatch int, pgx bool) *writer {
+	w := &writer{db: db, stmts: stmts, maxBatch: maxBatch, pgx: pgx, jobs: make(chan *writeJob, maxBatch),
+		closing: make(chan struct{}), stopped: make(chan struct{})}
+	var wg sync.WaitGroup
+	for range loops {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.loop()
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(w.stopped)
+	}()
 	return w
 }
 
@@ -78,11 +152,11 @@ func newWriter(db *sql.DB, stmts map[string]*sql.Stmt) *writer {
 // statements and keep what it read, and may be run a second time in a new
 // transaction ([runTogether]); any further look-up (why a write found no
 // parent) belongs to the caller, after submit returns.
-func (w *writer) submit(ctx context.Context, fn func(ctx context.Context, q querier) error) error {
+func (w *writer) submit(ctx context.Context, single bool, fn func(ctx context.Context, q querier) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	j := &writeJob{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	j := &writeJob{ctx: ctx, fn: fn, single: single, done: make(chan error, 1)}
 	w.mu.RLock()
 	if w.closed {
 		w.mu.RUnlock()
@@ -112,8 +186,7 @@ func (w *writer) close() {
 }
 
 func (w *writer) loop() {
-	defer close(w.stopped)
-	batch := make([]*writeJob, 0, maxBatch)
+	batch := make([]*writeJob, 0, w.maxBatch)
 	for {
 		select {
 		case j := <-w.jobs:
@@ -148,13 +221,15 @@ func (w *writer) loop() {
 // SQLite, binaries alternated on a noisy 2-core VM). The server's CPU per
 // search stayed the same at 16 connections and fell by about a fifth at
 // 64. The yields end as soon as one brings no job, and a batch never grows
-// past maxBatch.
+// past w.maxBatch. With several loops (PostgreSQL), each gathers from the
+// same queue: a loop whose batch is committing leaves what arrives
+// meanwhile to the others.
 func (w *writer) gather(batch []*writeJob) []*writeJob {
-	for len(batch) < maxBatch {
+	for len(batch) < w.maxBatch {
 		runtime.Gosched()
 		n := len(batch)
 	fill:
-		for len(batch) < maxBatch {
+		for len(batch) < w.maxBatch {
 			select {
 			case j := <-w.jobs:
 				batch = append(batch, j)
@@ -172,20 +247,57 @@ func (w *writer) gather(batch []*writeJob) []*writeJob {
 // commit runs one batch in one transaction and answers every job: its own
 // error when its write failed (its savepoint rolled back), the commit's
 // error when the transaction did not commit, else nil.
-func (w *writer) commit(batch []*writeJob) {
+func (w *writer) commit(batch []*writeJob) { w.commitBatch(batch, true) }
+
+// commitBatch is commit; with retry, a write that PostgreSQL ended to
+// break a deadlock is run once more, alone, after its batch.
+//
+// Batches on PostgreSQL hold their rows' locks until their commit, so two
+// batches that update the same two journeys in opposite orders deadlock,
+// which two transactions of one write each could not (a write updates one
+// journey). PostgreSQL ends one statement of the cycle after
+// deadlock_timeout (1s by default). In runTogether that only sends the
+// batch to runEach, by when the other batch has its locks and the rerun
+// waits for its commit; but the rerun can take a lock first and deadlock
+// again (TestWriterDeadlockFailsNoWritePostgres saw it), and there a
+// write's error would be its caller's. Run alone once its batch has
+// committed, the write holds no other lock, and waits instead.
+func (w *writer) commitBatch(batch []*writeJob, retry bool) {
+	defer func() { w.commits.Add(1); w.batched.Add(int64(len(batch))) }()
 	errs := make([]error, len(batch))
 	answer := func(shared error) {
+		var again []*writeJob
 		for i, j := range batch {
 			if errs[i] == nil {
 				errs[i] = shared
 			}
+			if retry && shared == nil && isDeadlock(errs[i]) {
+				again = append(again, j)
+				continue
+			}
 			j.done <- errs[i]
+		}
+		for _, j := range again {
+			w.commitBatch([]*writeJob{j}, false)
 		}
 	}
 	// The batch outlives any one caller's context: a caller that has
 	// gone must not roll back the others' writes.
 	ctx := context.Background()
-	tx, err := w.db.BeginTx(ctx, nil)
+	if len(batch) == 1 && batch[0].single && w.pgx {
+		j := batch[0]
+		// Alone, one statement commits on its own on PostgreSQL: BEGIN
+		// and COMMIT would be two more round trips, and made a lone
+		// RecordEvent 320 to 490 µs (BenchmarkStore/postgres/RecordEvent).
+		err := j.ctx.Err() // gone before its turn: not written
+		if err == nil {
+			err = j.fn(context.WithoutCancel(j.ctx), w.db)
+		}
+		errs[0] = err
+		answer(nil)
+		return
+	}
+	tx, err := w.begin(ctx)
 	if err != nil {
 		answer(fmt.Errorf("begin: %w", err))
 		return
@@ -210,7 +322,7 @@ func (w *writer) commit(batch []*writeJob) {
 		// write under a savepoint of its own this time.
 		tx.Rollback()
 		clear(errs)
-		if tx, err = w.db.BeginTx(ctx, nil); err != nil {
+		if tx, err = w.begin(ctx); err != nil {
 			answer(fmt.Errorf("begin: %w", err))
 			return
 		}
@@ -239,7 +351,7 @@ func (w *writer) commit(batch []*writeJob) {
 // did is run again under savepoints ([writer.runEach]). A write's fn must
 // therefore leave the same result when run twice, which every write's does:
 // each sets what it read, never adds to it.
-func runTogether(tx *sql.Tx, batch []*writeJob, errs []error) bool {
+func runTogether(tx batchTx, batch []*writeJob, errs []error) bool {
 	for i, j := range batch {
 		if err := j.ctx.Err(); err != nil {
 			errs[i] = err // gone before its turn: not written
@@ -255,7 +367,7 @@ func runTogether(tx *sql.Tx, batch []*writeJob, errs []error) bool {
 // runEach runs every job of batch under a savepoint of its own, so that a
 // failed write is undone alone, and sets errs[i] to job i's error. An error
 // it returns ends the whole batch.
-func (w *writer) runEach(ctx context.Context, tx *sql.Tx, batch []*writeJob, errs []error) error {
+func (w *writer) runEach(ctx context.Context, tx batchTx, batch []*writeJob, errs []error) error {
 	q := preparedQuerier{q: tx, stmts: w.stmts}
 	for i, j := range batch {
 		if err := j.ctx.Err(); err != nil {
@@ -268,8 +380,11 @@ func (w *writer) runEach(ctx context.Context, tx *sql.Tx, batch []*writeJob, err
 		if err := j.fn(context.WithoutCancel(j.ctx), tx); err != nil {
 			errs[i] = err
 			// A failed statement can end the whole transaction in SQLite
-			// (a full disk, an I/O error); then nothing of the batch is
-			// kept, and every job is told.
+			// (a full disk, an I/O error), and in PostgreSQL a lost
+			// connection does; then nothing of the batch is kept, and
+			// every job is told. PostgreSQL's ordinary failure (a
+			// statement's error aborts the transaction) is what ROLLBACK
+			// TO undoes.
 			if _, rerr := q.ExecContext(ctx, rollbackToSQL); rerr != nil {
 				return fmt.Errorf("the batch was rolled back after a failed write (%v): %w", err, rerr)
 			}
@@ -279,4 +394,96 @@ func (w *writer) runEach(ctx context.Context, tx *sql.Tx, batch []*writeJob, err
 		}
 	}
 	return nil
+}
+
+// batchTx is the transaction a batch runs in.
+type batchTx interface {
+	querier
+	Commit() error
+	Rollback() error
+}
+
+func (w *writer) begin(ctx context.Context) (batchTx, error) {
+	if !w.pgx {
+		return w.db.BeginTx(ctx, nil)
+	}
+	c, err := w.db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.ExecContext(ctx, "BEGIN"); err != nil {
+		return nil, errors.Join(err, (&pgxTx{c: c}).release())
+	}
+	return &pgxTx{c: c}, nil
+}
+
+// pgxTx is a PostgreSQL transaction as BEGIN and COMMIT on a connection
+// held from the pool, rather than a *sql.Tx: database/sql starts a
+// goroutine per *sql.Tx, and another for every query run in one (to close
+// its rows should the transaction's context end), and with them the
+// writer's CPU per search write was ~40 µs more than with the writes on
+// the pool, as much as the batches saved PostgreSQL
+// (BenchmarkStore/postgres/SearchWriteParallel).
+type pgxTx struct {
+	c *sql.Conn
+}
+
+func (t *pgxTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return t.c.ExecContext(ctx, query, args...)
+}
+
+func (t *pgxTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return t.c.QueryRowContext(ctx, query, args...)
+}
+
+// Commit commits, and fails if PostgreSQL rolled back instead: a COMMIT
+// of a transaction in which a statement failed succeeds as a ROLLBACK.
+func (t *pgxTx) Commit() error {
+	var err error
+	if rerr := t.c.Raw(func(dc any) error {
+		c, ok := dc.(*stdlib.Conn)
+		if !ok {
+			err = fmt.Errorf("store: a PostgreSQL connection of type %T, not pgx's", dc)
+			return err
+		}
+		var tag pgconn.CommandTag
+		if tag, err = c.Conn().Exec(context.Background(), "COMMIT"); err == nil && tag.String() != "COMMIT" {
+			err = fmt.Errorf("the transaction was rolled back (%s)", tag)
+		}
+		return nil
+	}); rerr != nil {
+		err = rerr
+	}
+	return errors.Join(err, t.release())
+}
+
+func (t *pgxTx) Rollback() error {
+	_, err := t.c.ExecContext(context.Background(), "ROLLBACK")
+	return errors.Join(err, t.release())
+}
+
+// release returns the connection to the pool when it is out of any
+// transaction, and closes it otherwise (after a failed COMMIT or ROLLBACK,
+// a lost connection). pgx itself discards a connection found inside a
+// transaction, but only when the pool next hands it out: until then it
+// would sit idle in the pool, holding the batch's locks.
+func (t *pgxTx) release() error {
+	err := t.c.Raw(func(dc any) error {
+		if c, ok := dc.(*stdlib.Conn); ok && !c.Conn().IsClosed() && c.Conn().PgConn().TxStatus() == 'I' {
+			return nil
+		}
+		return driver.ErrBadConn // database/sql closes the connection
+	})
+	if errors.Is(err, driver.ErrBadConn) {
+		err = nil // closed on purpose
+	}
+	return errors.Join(err, t.c.Close())
+}
+
+// isDeadlock tells whether err is PostgreSQL's deadlock_detected: the
+// statement was ended to break a cycle of lock waits, and would succeed
+// run again once the other transaction has finished.
+func isDeadlock(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "40P01" // deadlock_detected
 }

@@ -3,16 +3,27 @@ package store
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
-// One batch of the group-commit writer: a write that fails is undone alone
-// (the batch is run again under savepoints), the others commit together,
-// once each, and each caller hears its own outcome.
+// One batch of the group-commit writer, on each engine: a write that fails
+// is undone alone (the batch is run again under savepoints), the others
+// commit together, once each, and each caller hears its own outcome. On
+// PostgreSQL the failed statement aborts the whole transaction, which is
+// what ROLLBACK TO must recover from.
 func TestWriterBatchFailsAlone(t *testing.T) {
-	st := open(t, sqliteEngine().url(t), nil).(*sqlStore)
+	forEachEngine(t, testWriterBatchFailsAlone)
+}
+
+func testWriterBatchFailsAlone(t *testing.T, e engine) {
+	st := open(t, e.url(t), nil).(*sqlStore)
 	refs, err := st.Begin(bg, "alice", "search_rides", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -82,9 +93,14 @@ func TestWriterBatchFailsAlone(t *testing.T) {
 }
 
 // Many concurrent writers all get an answer and every acknowledged write
-// is there; after Close a write is refused, not lost silently.
+// is there, on each engine (PostgreSQL's several writer loops included);
+// after Close a write is refused, not lost silently.
 func TestWriterConcurrentAndClose(t *testing.T) {
-	st := open(t, sqliteEngine().url(t), nil).(*sqlStore)
+	forEachEngine(t, testWriterConcurrentAndClose)
+}
+
+func testWriterConcurrentAndClose(t *testing.T, e engine) {
+	st := open(t, e.url(t), nil).(*sqlStore)
 	refs, err := st.Begin(bg, "alice", "search_rides", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -226,9 +242,13 @@ func TestWriteCallOpens(t *testing.T) {
 }
 
 // A batch in which no write fails is run once, without savepoints, and
-// commits every write.
+// commits every write, on each engine.
 func TestWriterBatchRunsOnce(t *testing.T) {
-	st := open(t, sqliteEngine().url(t), nil).(*sqlStore)
+	forEachEngine(t, testWriterBatchRunsOnce)
+}
+
+func testWriterBatchRunsOnce(t *testing.T, e engine) {
+	st := open(t, e.url(t), nil).(*sqlStore)
 	refs, err := st.Begin(bg, "alice", "search_rides", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -289,4 +309,201 @@ func TestWriteCallOpeningEventIDs(t *testing.T) {
 			}
 		}
 	})
+}
+
+// On PostgreSQL, writes that arrive while the writer loops are busy share
+// one transaction (txid_current()) and one commit, and there are as many
+// loops as writerLoops says: every loop held up by a write of its own, the
+// writes queued behind them wait, then go in at most one batch per loop.
+func TestWriterSharesTransactionPostgres(t *testing.T) {
+	st := open(t, postgresEngine().url(t), nil).(*sqlStore)
+	loops := writerLoops(16)
+	if loops < 2 {
+		t.Fatalf("writerLoops(16) = %d; PostgreSQL should get several writer loops", loops)
+	}
+	// Hold every loop with a write that waits for release, one at a time,
+	// so that no loop gathers two of them.
+	release := make(chan struct{})
+	blocked := make(chan error, loops)
+	for range loops {
+		started := make(chan struct{})
+		go func() {
+			blocked <- st.w.submit(bg, false, func(ctx context.Context, q querier) error {
+				close(started)
+				<-release
+				_, err := txid(ctx, q)
+				return err
+			})
+		}()
+		<-started
+	}
+	commits := st.w.commits.Load()
+	const n = 20
+	ids := make(chan int64, n)
+	errs := make(chan error, n)
+	for range n {
+		go func() {
+			errs <- st.w.submit(bg, false, func(ctx context.Context, q querier) error {
+				id, err := txid(ctx, q)
+				ids <- id // the writer runs a batch once when none fails
+				return err
+			})
+		}()
+	}
+	for deadline := time.Now().Add(10 * time.Second); len(st.w.jobs) < n; runtime.Gosched() {
+		if time.Now().After(deadline) { // every loop is busy: the writes queue
+			close(release)
+			t.Fatalf("%d of %d writes queued behind the busy writer loops", len(st.w.jobs), n)
+		}
+	}
+	close(release)
+	for range loops {
+		if err := <-blocked; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(ids)
+	distinct := map[int64]int{}
+	for id := range ids {
+		distinct[id]++
+	}
+	if len(distinct) > loops {
+		t.Errorf("%d writes queued together took %d transactions %v; want at most one per writer loop (%d)", n, len(distinct), distinct, loops)
+	}
+	if c := st.w.commits.Load() - commits - int64(loops); c > int64(loops) || c < 1 {
+		t.Errorf("%d commits for %d queued writes; want 1 to %d", c, n, loops)
+	}
+}
+
+// A PostgreSQL batch's transaction refuses to report a COMMIT that
+// PostgreSQL turned into a ROLLBACK (a statement in it failed), and no
+// connection goes back to the pool inside a transaction, whether the batch
+// committed, rolled back or failed to commit.
+func TestPgxTxCommitAndRelease(t *testing.T) {
+	url := postgresEngine().url(t)
+	st := open(t, url, nil).(*sqlStore)
+	ctx := context.Background()
+	tx, err := st.w.begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, "INSERT INTO no_such_table VALUES (1)"); err == nil {
+		t.Fatal("an insert into no table succeeded")
+	}
+	if err := tx.Commit(); err == nil {
+		t.Error("the COMMIT of an aborted transaction was reported as a commit")
+	}
+	for _, end := range []func(batchTx) error{batchTx.Commit, batchTx.Rollback} {
+		tx, err := st.w.begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := txid(ctx, tx); err != nil {
+			t.Fatal(err)
+		}
+		if err := end(tx); err != nil {
+			t.Error(err)
+		}
+	}
+	// No connection of the database is inside a transaction, asked on a
+	// connection of the test's own: one taken from the pool would make
+	// pgx discard a connection in a transaction, which the pool would
+	// otherwise keep idle with its locks.
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+		WHERE datname = current_database() AND state LIKE 'idle in transaction%'`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d connections idle in a transaction, %v; want none", n, err)
+	}
+}
+
+// txid is the PostgreSQL transaction q's statements run in.
+func txid(ctx context.Context, q querier) (int64, error) {
+	var id int64
+	err := q.QueryRowContext(ctx, "SELECT txid_current()").Scan(&id)
+	return id, err
+}
+
+// Two PostgreSQL batches that lock two journeys in opposite orders
+// deadlock; PostgreSQL ends one batch's statement, that batch is run again
+// under savepoints, and a write ended again there is run alone after its
+// batch ([writer.commitBatch]): every write of both commits, none is
+// refused.
+func TestWriterDeadlockFailsNoWritePostgres(t *testing.T) {
+	st := open(t, postgresEngine().url(t), nil).(*sqlStore)
+	var journeys [2]string
+	for i := range journeys {
+		refs, err := st.Begin(bg, "alice", "search_rides", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		journeys[i] = refs.JourneyID
+	}
+	var runs atomic.Int64
+	update := func(journey, jc string) func(context.Context, querier) error {
+		return func(ctx context.Context, q querier) error {
+			runs.Add(1)
+			_, err := q.ExecContext(ctx, st.q.setJourneyContext, jc, int64(1), journey, "alice")
+			return err
+		}
+	}
+	// Each batch locks its first journey, waits until the other has
+	// locked its own (the first time only: a batch may run again), then
+	// updates the other's.
+	locked := [2]chan struct{}{make(chan struct{}), make(chan struct{})}
+	var once [2]sync.Once
+	batch := func(me int) []*writeJob {
+		first, second := journeys[me], journeys[1-me]
+		jc := `{"party_size":` + strconv.Itoa(me+1) + `}`
+		lockFirst := func(ctx context.Context, q querier) error {
+			if err := update(first, jc)(ctx, q); err != nil {
+				return err
+			}
+			once[me].Do(func() { close(locked[me]) })
+			<-locked[1-me]
+			return nil
+		}
+		return []*writeJob{
+			{ctx: bg, fn: lockFirst, done: make(chan error, 1)},
+			{ctx: bg, fn: update(second, jc), done: make(chan error, 1)},
+		}
+	}
+	batches := [][]*writeJob{batch(0), batch(1)}
+	var wg sync.WaitGroup
+	for _, b := range batches {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st.w.commit(b)
+		}()
+	}
+	wg.Wait()
+	for i, b := range batches {
+		for k, j := range b {
+			if err := <-j.done; err != nil {
+				t.Errorf("batch %d, write %d: %v", i, k, err)
+			}
+		}
+	}
+	if n := runs.Load(); n <= 4 {
+		t.Errorf("%d runs of the 4 writes; the batches did not deadlock", n)
+	}
+	for _, id := range journeys {
+		j, err := st.Journey(bg, "alice", id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := string(j.Context); c != `{"party_size":1}` && c != `{"party_size":2}` {
+			t.Errorf("journey %s holds %s; want one of the batches' contexts", id, c)
+		}
+	}
 }
