@@ -616,11 +616,13 @@ func (s *sqlStore) open(ctx context.Context, q querier, actor string, o *Opening
 // writer's batch.
 func (s *sqlStore) openWithEvent(ctx context.Context, actor string, o *Opening, jc string, events []Event, now int64) ([]Event, error) {
 	e := &events[0]
-	err := s.write(ctx, true, func(ctx context.Context, q querier) error {
-		return q.QueryRowContext(ctx, s.q.openPostgres, o.SessionID, actor, now, o.JourneyID, jc, o.IntentID, o.Tool,
-			string(e.Kind), e.RequestID, e.Tool, e.Provider, e.OptionID, e.RequestScope, e.Status,
-			e.AmountMinor, e.Currency, micros(e.OccurredAt)).Scan(&e.ID)
-	})
+	err := s.w.submitRow(ctx, &rowWrite{query: s.q.openPostgres, dest: []any{&e.ID}, args: []any{
+		o.SessionID, actor, now, o.JourneyID, jc, o.IntentID, o.Tool,
+		string(e.Kind), e.RequestID, e.Tool, e.Provider, e.OptionID, e.RequestScope, e.Status,
+		e.AmountMinor, e.Currency, micros(e.OccurredAt)}})
+	if errors.Is(err, errClosed) {
+		err = s.wrap("write", err)
+	}
 	if err != nil {
 		return nil, s.wrap("insert session, journey, intent and event", err)
 	}

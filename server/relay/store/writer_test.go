@@ -507,3 +507,115 @@ func TestWriterDeadlockFailsNoWritePostgres(t *testing.T) {
 		}
 	}
 }
+
+// TestWriterPipelinesRowsPostgres: one-statement writes queued together on
+// PostgreSQL go to it as one batch, each row back in its own write's
+// destination; one that fails fails alone, and the others are kept.
+func TestWriterPipelinesRowsPostgres(t *testing.T) {
+	st := open(t, postgresEngine().url(t), nil).(*sqlStore)
+	loops := writerLoops(16)
+	release := make(chan struct{})
+	blocked := make(chan error, loops)
+	for range loops { // every loop busy, so that the writes below queue
+		started := make(chan struct{})
+		go func() {
+			blocked <- st.w.submit(bg, false, func(ctx context.Context, q querier) error {
+				close(started)
+				<-release
+				return nil
+			})
+		}()
+		<-started
+	}
+	const n, failing = 12, 5
+	type result struct {
+		i, echo int
+		tx      int64
+		err     error
+	}
+	results := make(chan result, n)
+	for i := range n {
+		go func() {
+			var r result
+			divisor := 1
+			if i == failing {
+				divisor = 0
+			}
+			r.i = i
+			r.err = st.w.submitRow(bg, &rowWrite{query: `SELECT txid_current(), $1::int / $2::int`, args: []any{i, divisor}, dest: []any{&r.tx, &r.echo}})
+			results <- r
+		}()
+	}
+	for deadline := time.Now().Add(10 * time.Second); len(st.w.jobs) < n; runtime.Gosched() {
+		if time.Now().After(deadline) {
+			close(release)
+			t.Fatalf("%d of %d writes queued behind the busy writer loops", len(st.w.jobs), n)
+		}
+	}
+	pipelined := st.w.pipelined.Load()
+	close(release)
+	for range loops {
+		if err := <-blocked; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range n {
+		r := <-results
+		switch {
+		case r.i == failing && r.err == nil:
+			t.Errorf("write %d divided by zero and succeeded", r.i)
+		case r.i != failing && (r.err != nil || r.echo != r.i || r.tx == 0):
+			t.Errorf("write %d: row (%d, %d), %v", r.i, r.tx, r.echo, r.err)
+		}
+	}
+	if st.w.pipelined.Load() == pipelined {
+		t.Error("no batch of one-statement writes was sent as one")
+	}
+
+	// The search's write (openWithEvent) through the store: concurrent
+	// calls each open their session and record their event, one of them a
+	// session that exists already, which fails alone.
+	const calls = 10
+	dup := Refs{SessionID: "ses_dup", JourneyID: "jny_dup", IntentID: "int_dup"}
+	if _, err := st.Begin(bg, "alice", "search_rides", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.WriteCall(bg, "alice", CallWrites{Open: &Opening{Refs: dup, Tool: "search_rides"}, JourneyID: dup.JourneyID,
+		Events: []Event{{Kind: EventRequest, JourneyID: dup.JourneyID, IntentID: dup.IntentID, RequestID: "first", Tool: "search_rides", Status: "ok"}}}); err != nil {
+		t.Fatal(err)
+	}
+	type opened struct {
+		refs Refs
+		ev   []Event
+		err  error
+	}
+	out := make(chan opened, calls)
+	for i := range calls {
+		go func() {
+			id := strconv.Itoa(i)
+			refs := Refs{SessionID: "ses_p" + id, JourneyID: "jny_p" + id, IntentID: "int_p" + id}
+			if i == 3 {
+				refs.SessionID = dup.SessionID // exists: the insert fails
+			}
+			ev, err := st.WriteCall(bg, "alice", CallWrites{Open: &Opening{Refs: refs, Tool: "search_rides"}, JourneyID: refs.JourneyID,
+				Events: []Event{{Kind: EventRequest, JourneyID: refs.JourneyID, IntentID: refs.IntentID, RequestID: "r" + id, Tool: "search_rides", Status: "ok"}}})
+			out <- opened{refs, ev, err}
+		}()
+	}
+	for range calls {
+		o := <-out
+		if o.refs.SessionID == dup.SessionID {
+			if o.err == nil {
+				t.Errorf("%s opened a session that exists", o.refs.JourneyID)
+			}
+			continue
+		}
+		if o.err != nil || len(o.ev) != 1 || o.ev[0].ID == 0 {
+			t.Fatalf("%s: %v, %v", o.refs.JourneyID, o.ev, o.err)
+		}
+		stored, err := st.Events(bg, "alice", o.refs.JourneyID)
+		if err != nil || len(stored) != 1 || stored[0].ID != o.ev[0].ID {
+			t.Errorf("%s: returned event %d, stored %v, %v", o.refs.JourneyID, o.ev[0].ID, stored, err)
+		}
+	}
+}
