@@ -13,6 +13,7 @@ import (
 
 	"github.com/tridenttaxis/trident-mcp/client/sse"
 	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
+	"github.com/tridenttaxis/trident-mcp/internal/sizedread"
 )
 
 // acceptBoth is what MCP Streamable HTTP requires on every POST; without
@@ -184,7 +185,11 @@ func (c *Client) readReply(ctx context.Context, s *settings, method string, id j
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch mt {
 	case "application/json":
-		raw, err := readAll(io.LimitReader(resp.Body, s.maxBody+1), resp.ContentLength, s.maxBody)
+		stated := resp.ContentLength // a hint, read into one buffer when within the limit
+		if stated > s.maxBody {
+			stated = -1
+		}
+		raw, err := sizedread.ReadAll(io.LimitReader(resp.Body, s.maxBody+1), stated)
 		if err != nil {
 			return nil, fail(fmt.Errorf("%w: %w", ErrStreamEnded, err))
 		}
@@ -213,20 +218,6 @@ func (c *Client) readReply(ctx context.Context, s *settings, method string, id j
 	default:
 		return nil, fail(fmt.Errorf("unexpected Content-Type %q", resp.Header.Get("Content-Type")))
 	}
-}
-
-// readAll is [io.ReadAll] into a buffer sized for the Content-Length the
-// reply declares (when it is within limit), so that a reply is read into
-// one allocation rather than into io.ReadAll's growing ones (4 for a 1.5 KB
-// estimate_fare reply). The length is only a hint: r is read to its end.
-func readAll(r io.Reader, contentLength, limit int64) ([]byte, error) {
-	if contentLength <= 0 || contentLength > limit {
-		return io.ReadAll(r)
-	}
-	var b bytes.Buffer
-	b.Grow(int(contentLength) + bytes.MinRead) // room for the read that finds the end
-	_, err := b.ReadFrom(r)
-	return b.Bytes(), err
 }
 
 // DefaultResumeDelay is how long the client waits before resuming a cut

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tridenttaxis/trident-mcp/gen/errcodes"
+	"github.com/tridenttaxis/trident-mcp/internal/sizedread"
 	"github.com/tridenttaxis/trident-mcp/server/auth"
 	"github.com/tridenttaxis/trident-mcp/server/metrics"
 	"github.com/tridenttaxis/trident-mcp/server/telemetry"
@@ -255,7 +256,7 @@ func (d *door) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	if rc.SetReadDeadline(time.Now().Add(d.cfg.BodyReadTimeout)) == nil {
 		defer rc.SetReadDeadline(time.Time{})
 	}
-	body, err := readAll(http.MaxBytesReader(w, r.Body, limit), r.ContentLength)
+	body, err := sizedread.ReadAll(http.MaxBytesReader(w, r.Body, limit), r.ContentLength) // within limit, checked above
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
@@ -270,32 +271,6 @@ func (d *door) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 		return nil, false
 	}
 	return body, true
-}
-
-// readAll is io.ReadAll starting from a buffer of the length the request
-// states (at most the limit, checked before) and one byte more: a call's
-// body then arrives in one read, where io.ReadAll starts at 512 bytes,
-// grows, and copies. It reads as io.ReadAll does, until io.EOF or an error,
-// whatever the body's true length.
-func readAll(body io.Reader, stated int64) ([]byte, error) {
-	if stated <= 0 {
-		return io.ReadAll(body)
-	}
-	b := make([]byte, 0, stated+1)
-	for {
-		n, err := body.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return b, err
-		}
-		if len(b) == cap(b) { // longer than stated
-			rest, err := io.ReadAll(body)
-			return append(b, rest...), err
-		}
-	}
 }
 
 // checkJSON reports why b is not exactly one JSON value, in
