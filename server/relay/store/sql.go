@@ -166,7 +166,17 @@ func (d dialect) rebind(query string) string {
 // share the batch's transaction. single says fn runs one statement (see
 // [writeJob]). It returns once the write is committed or has failed.
 func (s *sqlStore) write(ctx context.Context, single bool, fn func(ctx context.Context, q querier) error) error {
-	err := s.w.submit(ctx, single, func(ctx context.Context, q querier) error { return fn(ctx, s.on(q)) })
+	return s.closed(s.w.submit(ctx, single, func(ctx context.Context, q querier) error { return fn(ctx, s.on(q)) }))
+}
+
+// writeRow is write of one statement returning one row ([rowWrite]),
+// which PostgreSQL's writer may send with others in one round trip.
+func (s *sqlStore) writeRow(ctx context.Context, r *rowWrite) error {
+	return s.closed(s.w.submitRow(ctx, r))
+}
+
+// closed names the store in the error of a write submitted after Close.
+func (s *sqlStore) closed(err error) error {
 	if errors.Is(err, errClosed) {
 		return s.wrap("write", err)
 	}
@@ -616,13 +626,10 @@ func (s *sqlStore) open(ctx context.Context, q querier, actor string, o *Opening
 // writer's batch.
 func (s *sqlStore) openWithEvent(ctx context.Context, actor string, o *Opening, jc string, events []Event, now int64) ([]Event, error) {
 	e := &events[0]
-	err := s.w.submitRow(ctx, &rowWrite{query: s.q.openPostgres, dest: []any{&e.ID}, args: []any{
+	err := s.writeRow(ctx, &rowWrite{query: s.q.openPostgres, dest: []any{&e.ID}, args: []any{
 		o.SessionID, actor, now, o.JourneyID, jc, o.IntentID, o.Tool,
 		string(e.Kind), e.RequestID, e.Tool, e.Provider, e.OptionID, e.RequestScope, e.Status,
 		e.AmountMinor, e.Currency, micros(e.OccurredAt)}})
-	if errors.Is(err, errClosed) {
-		err = s.wrap("write", err)
-	}
 	if err != nil {
 		return nil, s.wrap("insert session, journey, intent and event", err)
 	}

@@ -431,13 +431,7 @@ func runPipelined(tx *pgxTx, batch []*writeJob, errs []error) bool {
 	if b.Len() == 0 {
 		return true
 	}
-	err := tx.c.Raw(func(dc any) error {
-		c, ok := dc.(*stdlib.Conn)
-		if !ok {
-			return fmt.Errorf("store: a PostgreSQL connection of type %T, not pgx's", dc)
-		}
-		return c.Conn().SendBatch(context.Background(), &b).Close()
-	})
+	err := tx.pgx(func(c *pgx.Conn) error { return c.SendBatch(context.Background(), &b).Close() })
 	return err == nil
 }
 
@@ -513,24 +507,28 @@ func (t *pgxTx) QueryRowContext(ctx context.Context, query string, args ...any) 
 	return t.c.QueryRowContext(ctx, query, args...)
 }
 
+// pgx runs fn on the transaction's pgx connection, for what database/sql
+// cannot say (a command tag) or send (a batch in one round trip).
+func (t *pgxTx) pgx(fn func(*pgx.Conn) error) error {
+	return t.c.Raw(func(dc any) error {
+		c, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("store: a PostgreSQL connection of type %T, not pgx's", dc)
+		}
+		return fn(c.Conn())
+	})
+}
+
 // Commit commits, and fails if PostgreSQL rolled back instead: a COMMIT
 // of a transaction in which a statement failed succeeds as a ROLLBACK.
 func (t *pgxTx) Commit() error {
-	var err error
-	if rerr := t.c.Raw(func(dc any) error {
-		c, ok := dc.(*stdlib.Conn)
-		if !ok {
-			err = fmt.Errorf("store: a PostgreSQL connection of type %T, not pgx's", dc)
-			return err
-		}
-		var tag pgconn.CommandTag
-		if tag, err = c.Conn().Exec(context.Background(), "COMMIT"); err == nil && tag.String() != "COMMIT" {
+	err := t.pgx(func(c *pgx.Conn) error {
+		tag, err := c.Exec(context.Background(), "COMMIT")
+		if err == nil && tag.String() != "COMMIT" {
 			err = fmt.Errorf("the transaction was rolled back (%s)", tag)
 		}
-		return nil
-	}); rerr != nil {
-		err = rerr
-	}
+		return err
+	})
 	return errors.Join(err, t.release())
 }
 

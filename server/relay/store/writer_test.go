@@ -311,6 +311,57 @@ func TestWriteCallOpeningEventIDs(t *testing.T) {
 	})
 }
 
+// heldLoops is every loop of a writer busy with a write that waits for
+// free, so that writes submitted meanwhile queue together.
+type heldLoops struct {
+	t       *testing.T
+	w       *writer
+	loops   int
+	release chan struct{}
+	blocked chan error
+}
+
+// holdLoops holds each of w's loops with such a write, one at a time, so
+// that no loop gathers two of them.
+func holdLoops(t *testing.T, w *writer, loops int) *heldLoops {
+	h := &heldLoops{t: t, w: w, loops: loops, release: make(chan struct{}), blocked: make(chan error, loops)}
+	for range loops {
+		started := make(chan struct{})
+		go func() {
+			h.blocked <- w.submit(bg, false, func(ctx context.Context, q querier) error {
+				close(started)
+				<-h.release
+				_, err := txid(ctx, q)
+				return err
+			})
+		}()
+		<-started
+	}
+	return h
+}
+
+// waitQueued waits until n writes are queued behind the held loops.
+func (h *heldLoops) waitQueued(n int) {
+	h.t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); len(h.w.jobs) < n; runtime.Gosched() {
+		if time.Now().After(deadline) {
+			close(h.release)
+			h.t.Fatalf("%d of %d writes queued behind the busy writer loops", len(h.w.jobs), n)
+		}
+	}
+}
+
+// free lets the held writes finish, and fails t on their errors.
+func (h *heldLoops) free() {
+	h.t.Helper()
+	close(h.release)
+	for range h.loops {
+		if err := <-h.blocked; err != nil {
+			h.t.Fatal(err)
+		}
+	}
+}
+
 // On PostgreSQL, writes that arrive while the writer loops are busy share
 // one transaction (txid_current()) and one commit, and there are as many
 // loops as writerLoops says: every loop held up by a write of its own, the
@@ -321,22 +372,7 @@ func TestWriterSharesTransactionPostgres(t *testing.T) {
 	if loops < 2 {
 		t.Fatalf("writerLoops(16) = %d; PostgreSQL should get several writer loops", loops)
 	}
-	// Hold every loop with a write that waits for release, one at a time,
-	// so that no loop gathers two of them.
-	release := make(chan struct{})
-	blocked := make(chan error, loops)
-	for range loops {
-		started := make(chan struct{})
-		go func() {
-			blocked <- st.w.submit(bg, false, func(ctx context.Context, q querier) error {
-				close(started)
-				<-release
-				_, err := txid(ctx, q)
-				return err
-			})
-		}()
-		<-started
-	}
+	held := holdLoops(t, st.w, loops)
 	commits := st.w.commits.Load()
 	const n = 20
 	ids := make(chan int64, n)
@@ -350,18 +386,8 @@ func TestWriterSharesTransactionPostgres(t *testing.T) {
 			})
 		}()
 	}
-	for deadline := time.Now().Add(10 * time.Second); len(st.w.jobs) < n; runtime.Gosched() {
-		if time.Now().After(deadline) { // every loop is busy: the writes queue
-			close(release)
-			t.Fatalf("%d of %d writes queued behind the busy writer loops", len(st.w.jobs), n)
-		}
-	}
-	close(release)
-	for range loops {
-		if err := <-blocked; err != nil {
-			t.Fatal(err)
-		}
-	}
+	held.waitQueued(n)
+	held.free()
 	for range n {
 		if err := <-errs; err != nil {
 			t.Fatal(err)
@@ -513,20 +539,7 @@ func TestWriterDeadlockFailsNoWritePostgres(t *testing.T) {
 // destination; one that fails fails alone, and the others are kept.
 func TestWriterPipelinesRowsPostgres(t *testing.T) {
 	st := open(t, postgresEngine().url(t), nil).(*sqlStore)
-	loops := writerLoops(16)
-	release := make(chan struct{})
-	blocked := make(chan error, loops)
-	for range loops { // every loop busy, so that the writes below queue
-		started := make(chan struct{})
-		go func() {
-			blocked <- st.w.submit(bg, false, func(ctx context.Context, q querier) error {
-				close(started)
-				<-release
-				return nil
-			})
-		}()
-		<-started
-	}
+	held := holdLoops(t, st.w, writerLoops(16))
 	const n, failing = 12, 5
 	type result struct {
 		i, echo int
@@ -546,19 +559,9 @@ func TestWriterPipelinesRowsPostgres(t *testing.T) {
 			results <- r
 		}()
 	}
-	for deadline := time.Now().Add(10 * time.Second); len(st.w.jobs) < n; runtime.Gosched() {
-		if time.Now().After(deadline) {
-			close(release)
-			t.Fatalf("%d of %d writes queued behind the busy writer loops", len(st.w.jobs), n)
-		}
-	}
+	held.waitQueued(n)
 	pipelined := st.w.pipelined.Load()
-	close(release)
-	for range loops {
-		if err := <-blocked; err != nil {
-			t.Fatal(err)
-		}
-	}
+	held.free()
 	for range n {
 		r := <-results
 		switch {
