@@ -6,26 +6,25 @@ import (
 	"net/http"
 )
 
-type remoteHostKey struct{}
-
-// withRemoteHost puts the request's remote host in its context (in the
-// host's CallInfo when it has one), where a tool handler finds it with
-// [RemoteHost]: the SDK hands handlers the request's context but not the
-// request.
+// withRemoteHost records the request's remote host in the call's
+// [CallInfo], where a tool handler finds it with [RemoteHost]: the SDK
+// hands handlers the request's context but not the request. The host
+// attaches a CallInfo to every request, so this costs no context and no
+// copy of the request of its own; a front door mounted without one (or
+// inside another call that has its host already) gets a CallInfo here.
 func withRemoteHost(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		host, _, err := net.SplitHostPort(r.RemoteAddr)
 		if err != nil {
 			host = r.RemoteAddr
 		}
-		if c, ok := r.Context().Value(callInfoKey{}).(*CallInfo); ok && c.remoteHost == "" {
-			// Kept in the host's record of the call: no context and no
-			// copy of the request of its own on every call.
-			c.remoteHost = host
-			next.ServeHTTP(w, r)
-			return
+		c, ok := r.Context().Value(callInfoKey{}).(*CallInfo)
+		if !ok || c.remoteHost != "" {
+			c = &CallInfo{}
+			r = r.WithContext(WithCallInfo(r.Context(), c))
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), remoteHostKey{}, host)))
+		c.remoteHost = host
+		next.ServeHTTP(w, r)
 	})
 }
 
@@ -33,9 +32,6 @@ func withRemoteHost(next http.Handler) http.Handler {
 // client-supplied X-Forwarded-For), for limits keyed by caller in public
 // mode; "" outside an HTTP call.
 func RemoteHost(ctx context.Context) string {
-	if h, ok := ctx.Value(remoteHostKey{}).(string); ok {
-		return h
-	}
 	if c, ok := ctx.Value(callInfoKey{}).(*CallInfo); ok {
 		return c.remoteHost
 	}
