@@ -115,6 +115,9 @@ func floorHandler(reply []byte) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "application/json")
+		// Stated, as trident-mcp states it: net/http would send a reply
+		// longer than its 2 KB buffer chunked (Relay's ~18 KB search).
+		w.Header().Set("Content-Length", strconv.Itoa(len(reply)))
 		w.Write(reply)
 	})
 }

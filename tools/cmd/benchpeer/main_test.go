@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -46,5 +47,26 @@ func TestFloorRepliesCanned(t *testing.T) {
 	floorHandler([]byte(`{"ok":1}`)).ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader("{}")))
 	if rec.Body.String() != `{"ok":1}` || rec.Header().Get("Content-Type") != "application/json" {
 		t.Errorf("floor answered %q %q", rec.Header().Get("Content-Type"), rec.Body)
+	}
+}
+
+// A reply past net/http's 2 KB response buffer (a Relay search's, ~18 KB)
+// goes out with its length stated, as trident-mcp sends it, not chunked.
+func TestFloorStatesALongReplysLength(t *testing.T) {
+	reply := `{"text":"` + strings.Repeat("x", 18<<10) + `"}`
+	srv := httptest.NewServer(floorHandler([]byte(reply)))
+	defer srv.Close()
+	resp, err := http.Post(srv.URL+"/mcp/rides", "application/json", strings.NewReader("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.ContentLength != int64(len(reply)) || len(resp.TransferEncoding) != 0 || string(body) != reply {
+		t.Errorf("reply framed with length %d and transfer encoding %v, body of %d bytes; want length %d, no chunking, the reply",
+			resp.ContentLength, resp.TransferEncoding, len(body), len(reply))
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -32,6 +33,14 @@ import (
 // connection count (options live five minutes): continue_journey towards
 // the stays connector, compare_rides of its first two options, resolve_ride
 // and get_ride_booking_handoff of its first option.
+//
+// Beside them, when search_rides is measured, the floor (benchpeer -floor)
+// answers the search's request with a reply of the first server's search,
+// canned: what HTTP, the generator and the kernel cost to move a search's
+// reply (~18 KB, its result twice, as text and as structuredContent) with
+// nothing behind it. No search can run faster than that, and its ratio to
+// estimate_fare says how much of the 0.25 target's budget the reply alone
+// takes before a search does any work.
 
 const relayPath = "/mcp/rides"
 
@@ -247,6 +256,31 @@ func relayRequests(addr string) (map[string]request, error) {
 	return out, nil
 }
 
+// cannedEngine is the store column of the canned search reply's row: it has
+// no store, and no Relay.
+const cannedEngine = "canned"
+
+// startCannedSearch makes one search on addr and starts the floor answering
+// the same request with that search's reply, byte for byte (its framing
+// too: a stated Content-Length, as trident-mcp's fast path states it).
+func startCannedSearch(peerBin, addr string) (relaySlot, func(), error) {
+	body := toolCall("search_rides", searchArgs)
+	reply, err := fetch(addr, newRequest(addr, relayPath, body, nil, `"status":"ok"`))
+	if err != nil {
+		return relaySlot{}, nil, err
+	}
+	t, err := startPeer(nameFloor, peerBin, "-floor", "-reply", string(reply))
+	if err != nil {
+		return relaySlot{}, nil, err
+	}
+	req := newRequest(t.addr, relayPath, body, nil, `"status":"ok"`)
+	if got, err := fetch(t.addr, req); err != nil || !bytes.Equal(got, reply) {
+		t.stop()
+		return relaySlot{}, nil, fmt.Errorf("the floor did not answer the canned reply: %v", err)
+	}
+	return relaySlot{engine: cannedEngine, tool: "search_rides", t: t, req: req}, t.stop, nil
+}
+
 // runRelay measures every Relay tool on every engine beside estimate_fare.
 // results: conns, engine, tool ("estimate_fare" for the fare on /mcp).
 func runRelay(c *config, tmp string) (map[int]map[string]map[string]load, error) {
@@ -266,10 +300,22 @@ func runRelay(c *config, tmp string) (map[int]map[string]map[string]load, error)
 	if _, err := fetch(servers[0].t.addr, fare); err != nil {
 		return nil, fmt.Errorf("estimate_fare: %w", err)
 	}
+	var canned *relaySlot
+	if slices.Contains(c.relayTools, "search_rides") {
+		floor, stopFloor, err := startCannedSearch(c.peerBin, servers[0].t.addr)
+		if err != nil {
+			return nil, fmt.Errorf("the canned search_rides reply: %w", err)
+		}
+		defer stopFloor()
+		canned = &floor
+	}
 	results := map[int]map[string]map[string]load{}
 	for _, n := range c.conns {
 		// Fresh options for every connection count: they expire.
 		slots := []relaySlot{{engine: servers[0].engine, tool: "estimate_fare", t: servers[0].t, req: fare}}
+		if canned != nil {
+			slots = append(slots, *canned)
+		}
 		for _, sv := range servers {
 			reqs, err := relayRequests(sv.t.addr)
 			if err != nil {
@@ -311,6 +357,10 @@ func reportRelay(w io.Writer, c config, results map[int]map[string]map[string]lo
 	for _, n := range c.conns {
 		fare := fareOf(n)
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%.0f\t%s\t%s\t%s\t%s\t%s\t\n", n, "-", "estimate_fare", fare.rps(), dur(fare.pct(0.5)), dur(fare.pct(0.99)), "1", durFine(fare.srvPerRequest()), "1")
+		if l, ok := results[n][cannedEngine]["search_rides"]; ok {
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%.0f\t%s\t%s\t%.3f\t%s\t%.1fx\t\n", n, cannedEngine, "search_rides reply", l.rps(), dur(l.pct(0.5)), dur(l.pct(0.99)), l.rps()/fare.rps(),
+				durFine(l.srvPerRequest()), float64(l.srvPerRequest())/float64(fare.srvPerRequest()))
+		}
 		for _, engine := range c.relayEngines {
 			for _, tool := range c.relayTools {
 				l := results[n][engine][tool]
@@ -331,6 +381,15 @@ func reportRelay(w io.Writer, c config, results map[int]map[string]map[string]lo
 	if !slices.Contains(c.relayTools, "search_rides") {
 		fmt.Fprintln(w, "  (search_rides not measured in this run)")
 		return
+	}
+	for _, n := range []int{16, 64} {
+		if l, ok := results[n][cannedEngine]["search_rides"]; ok {
+			// A search's machine time, in estimate_fares, is 1/ratio; the
+			// canned reply takes 1/canned of it whatever the search does.
+			canned := l.rps() / fareOf(n).rps()
+			fmt.Fprintf(w, "  (%d conns: the canned search_rides reply alone runs at %.3f of estimate_fare's throughput; at 0.25 a search has the machine time of %.2f estimate_fares for all it does beyond moving its reply)\n",
+				n, canned, 1/0.25-1/canned)
+		}
 	}
 	for _, engine := range c.relayEngines {
 		for _, n := range []int{16, 64} {
